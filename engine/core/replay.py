@@ -1,0 +1,35 @@
+"""Folding logs and applying commands: the same path for the service, tools and tests."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from engine.core.commands import parse_command
+from engine.core.protocol import GameRules, Rejection, Setup
+
+
+def fold(game: GameRules, state: Any, events: Iterable[Any]) -> Any:
+    """``state`` after every event in ``events`` (DESIGN.md: replay is a fold)."""
+    evolve = game.evolve
+    for event in events:
+        state = evolve(state, event)
+    return state
+
+
+def new_match(game: GameRules, config: Any, setup: Setup) -> tuple[Any, list[Any]]:
+    """The state of a new match and the events that made it."""
+    events = game.start(config, setup)
+    return fold(game, game.initial(config), events), events
+
+
+def apply(
+    game: GameRules, state: Any, seat: int, command: Any
+) -> tuple[Any, Sequence[Any]] | Rejection:
+    """Decide and evolve one command; ``command`` may be a typed command or a FORMAT.md dict."""
+    if isinstance(command, Mapping):
+        command = parse_command(game, command)
+    outcome = game.decide(state, seat, command)
+    if isinstance(outcome, Rejection):
+        return outcome
+    return fold(game, state, outcome), outcome
