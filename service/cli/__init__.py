@@ -1,0 +1,26 @@
+"""The ``cardgames`` command line: one module per subcommand, registered here."""
+
+from __future__ import annotations
+
+import typer
+
+from service.cli import conformance
+
+app = typer.Typer(
+    name="cardgames",
+    help="An event-sourced card-game engine service: Seep, Contract Rummy and All Fours.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+
+@app.callback()
+def _root() -> None:
+    """An event-sourced card-game engine service: Seep, Contract Rummy and All Fours."""
+
+
+app.command("conformance")(conformance.conformance_command)
+
+
+def main() -> None:
+    app()
