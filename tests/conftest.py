@@ -1,0 +1,18 @@
+"""Shared test fixtures: where the shared conformance vectors live."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+CONFORMANCE = SHARED / "conformance"
+
+
+@pytest.fixture(scope="session")
+def conformance_dir() -> Path:
+    if not CONFORMANCE.is_dir():
+        pytest.fail(f"the shared conformance vectors are missing: {CONFORMANCE}")
+    return CONFORMANCE
