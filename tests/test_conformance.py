@@ -57,7 +57,8 @@ def test_partial_comparison_rules() -> None:
     }
     assert mismatch({"hands": [["2H", "AS"], []]}, actual) is None
     assert mismatch({"stock": ["4C", "3C"]}, actual) is not None
-    assert mismatch({"floor": {"houses": [{"value": 9, "owners": [3, 1], "components": [["9S"], ["5C", "4H"]]}]}}, actual) is None
+    house = {"value": 9, "owners": [3, 1], "components": [["9S"], ["5C", "4H"]]}
+    assert mismatch({"floor": {"houses": [house]}}, actual) is None
     assert mismatch({"melds": [{"cards": ["5H", "4H", "3H"]}, {"cards": ["7D", "7S", "7H"]}]}, actual) is not None
     assert mismatch({"melds": [{"cards": ["3H", "4H", "5H"]}, {"cards": ["7D", "7S", "7H"]}]}, actual) is None
     assert mismatch({"melds": [{"kind": "run"}]}, actual) is not None  # lists of objects: same length

@@ -44,8 +44,8 @@ def mismatch(expected: Any, actual: Any, path: str = "", key: str = "", context:
         if key == "owners":
             return None if set(expected) == set(actual) else f"{where}: expected {expected}, got {actual}"
         if key == "components":
-            want = sorted(sorted(Counter(group).items()) for group in expected)
-            got = sorted(sorted(Counter(group).items()) for group in actual)
+            want: list[list[tuple[str, int]]] = sorted(sorted(Counter(group).items()) for group in expected)
+            got: list[list[tuple[str, int]]] = sorted(sorted(Counter(group).items()) for group in actual)
             return None if want == got else f"{where}: expected {expected}, got {actual}"
         if _is_card_list(expected) and _is_card_list(actual) and expected and _looks_like_cards(expected):
             ordered = key in ORDERED_CARD_LISTS or (
@@ -60,7 +60,7 @@ def mismatch(expected: Any, actual: Any, path: str = "", key: str = "", context:
             if problem:
                 return problem
         return None
-    if expected != actual or type(expected) is not type(actual) and not _numbers(expected, actual):
+    if expected != actual or (type(expected) is not type(actual) and not _numbers(expected, actual)):
         return f"{where}: expected {expected!r}, got {actual!r}"
     return None
 
