@@ -1,0 +1,46 @@
+"""All Fours, Trinidad rules (rules/all-fours.md): the game package behind ``get_game("all_fours")``."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from engine.all_fours.commands import Command
+from engine.all_fours.config import DEFAULT_PLAYERS, PLAYER_COUNTS, Config, make_config
+from engine.all_fours.describe import describe
+from engine.all_fours.events import Event
+from engine.all_fours.evolve import evolve
+from engine.all_fours.legal import legal_commands
+from engine.all_fours.rules import decide, start
+from engine.all_fours.snapshot import from_snapshot, snapshot
+from engine.all_fours.state import State, initial, is_over, outcome, to_act
+from engine.all_fours.view import View, audience, redact, view
+
+NAME: Final = "all_fours"
+TITLE: Final = "All Fours (Trinidad)"
+
+__all__ = [
+    "DEFAULT_PLAYERS",
+    "NAME",
+    "PLAYER_COUNTS",
+    "TITLE",
+    "Command",
+    "Config",
+    "Event",
+    "State",
+    "View",
+    "audience",
+    "decide",
+    "describe",
+    "evolve",
+    "from_snapshot",
+    "initial",
+    "is_over",
+    "legal_commands",
+    "make_config",
+    "outcome",
+    "redact",
+    "snapshot",
+    "start",
+    "to_act",
+    "view",
+]

@@ -1,0 +1,197 @@
+"""``start`` and ``decide``: what a command causes, with the rejection codes of A17."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from engine.all_fours.cards import POWER, side_of
+from engine.all_fours.commands import Beg, Call, GiveOne, Play, RunPack, Stand
+from engine.all_fours.config import Config
+from engine.all_fours.deal import cut_for_dealer, deal, fix_trump, run_pack
+from engine.all_fours.events import (
+    Begged,
+    CardExposed,
+    CardPlayed,
+    ExposedCardCalled,
+    GaveOne,
+    MatchCreated,
+    Stood,
+    TrickWon,
+)
+from engine.all_fours.legal import give_one_forbidden, stand_forbidden
+from engine.all_fours.scoring import award, score_hand, win
+from engine.all_fours.state import BEG, DEALER_CHOICE, OVER, PLAY, SIDES, Played, State
+from engine.all_fours.tricks import legal_cards, trick_winner
+from engine.core.events import match_seeded
+from engine.core.protocol import Malformed, Rejection, RejectionCode, ScenarioError, Setup, reject
+
+GAME_OVER = RejectionCode.GAME_OVER
+NOT_YOUR_TURN = RejectionCode.NOT_YOUR_TURN
+INVALID = RejectionCode.INVALID_COMMAND
+ILLEGAL = RejectionCode.ILLEGAL_MOVE
+
+
+def start_scores(config: Config, match: dict[str, Any]) -> tuple[int, ...]:
+    """Scores in force before the first deal (a deck start's ``match.scores``)."""
+    unknown = set(match) - {"scores"}
+    if unknown:
+        raise ScenarioError(f"unknown All Fours match keys: {', '.join(sorted(unknown))}")
+    scores = match.get("scores", [0] * SIDES)
+    if (
+        not isinstance(scores, Sequence)
+        or len(scores) != SIDES
+        or not all(isinstance(s, int) and not isinstance(s, bool) and 0 <= s < config.target_score for s in scores)
+    ):
+        raise ScenarioError(f"match.scores must give {SIDES} scores, each from 0 to below the target")
+    return tuple(scores)
+
+
+def start(config: Config, setup: Setup) -> list[Any]:
+    """MatchCreated, the chance source, the cut for dealer (A4) unless given, the first deal."""
+    players = config.players
+    if setup.dealer is not None and not (isinstance(setup.dealer, int) and 0 <= setup.dealer < players):
+        raise ScenarioError(f"dealer must be a seat 0..{players - 1}, got {setup.dealer!r}")
+    scores = start_scores(config, setup.match)
+    sides = tuple(tuple(seat for seat in range(players) if side_of(seat) == side) for side in range(SIDES))
+    seeded = match_seeded(setup.seed, setup.decks)
+    events: list[Any] = [
+        MatchCreated(config=config, players=players, sides=sides, scores=scores, dealer=setup.dealer),
+        seeded,
+    ]
+    chance = seeded.chance()
+    dealer = setup.dealer
+    if dealer is None:
+        dealer, chance = cut_for_dealer(events, players, chance)
+    deal(events, config, chance, scores, dealer, 1, 0)
+    return events
+
+
+def decide(state: State, seat: int, command: Any) -> list[Any] | Rejection:
+    """The events ``command`` from ``seat`` causes, or the first rejection of A17 that applies."""
+    if state.phase == OVER:
+        return reject(GAME_OVER, "the match is over", "A3")
+    if isinstance(command, Malformed):
+        return reject(INVALID, command.reason, "A17")
+    if not (0 <= seat < state.players):
+        return reject(NOT_YOUR_TURN, f"seat {seat} is not at this table", "A1")
+    kind = type(command)
+    if kind is Play:
+        return _play(state, seat, command.card)
+    if kind is Call:
+        return _call(state, seat, command)
+    if kind is Stand or kind is Beg:
+        return _beg_phase(state, seat, kind is Stand)
+    if kind is GiveOne or kind is RunPack:
+        return _dealer_choice(state, seat, kind is GiveOne)
+    return reject(INVALID, f"unknown command {command!r}", "A17")
+
+
+def _beg_phase(state: State, seat: int, stand: bool) -> list[Any] | Rejection:
+    name = "stand" if stand else "beg"
+    if seat != state.turn:
+        return reject(NOT_YOUR_TURN, f"seat {seat} may not {name}: seat {state.turn} is to act", "A7")
+    if state.phase != BEG:
+        return reject(ILLEGAL, f"no stand or beg now (phase {state.phase}): one beg per deal", "A7")
+    dealer = state.dealer
+    turn_up = state.turn_up
+    assert dealer is not None and turn_up is not None
+    if not stand:
+        return [Begged(seat=seat)]
+    forbidden = stand_forbidden(state, seat)
+    if forbidden:
+        return reject(ILLEGAL, forbidden, "A7")
+    events: list[Any] = [Stood(seat=seat)]
+    fix_trump(events, state.config, dealer, turn_up, state.hands)
+    return events
+
+
+def _dealer_choice(state: State, seat: int, give: bool) -> list[Any] | Rejection:
+    name = "give one" if give else "run the pack"
+    if seat != state.turn:
+        return reject(NOT_YOUR_TURN, f"seat {seat} may not {name}: seat {state.turn} is to act", "A7")
+    if state.phase != DEALER_CHOICE:
+        return reject(ILLEGAL, f"nobody has begged: the dealer may not {name} now", "A7")
+    events: list[Any] = []
+    if not give:
+        run_pack(events, state)
+        return events
+    config = state.config
+    dealer = state.dealer
+    turn_up = state.turn_up
+    assert dealer is not None and turn_up is not None
+    forbidden = give_one_forbidden(state, seat)
+    if forbidden:
+        return reject(ILLEGAL, forbidden, "A7")
+    beggars = side_of(dealer + 1)
+    events.append(GaveOne(dealer=seat))
+    fix_trump(events, config, dealer, turn_up, state.hands)
+    scores, won = award(events, config, state.scores, beggars, config.give_one_points, "give_one")
+    if won:
+        win(events, scores, beggars, "give_one")
+    return events
+
+
+def _play(state: State, seat: int, card: str) -> list[Any] | Rejection:
+    if card not in POWER:
+        return reject(INVALID, f"unknown card {card!r}", "A17")
+    if card not in state.hands[seat]:
+        return reject(INVALID, f"seat {seat} does not hold {card}", "A17")
+    if state.phase == PLAY and seat == state.turn:
+        return _play_in_turn(state, seat, card, [])
+    # out of turn (A14)
+    if state.config.out_of_turn_play == "reject":
+        return reject(NOT_YOUR_TURN, f"seat {seat} may not play now: seat {state.turn} is to act", "A14")
+    if card in state.exposed[seat]:
+        return reject(NOT_YOUR_TURN, f"{card} is already exposed: it is not seat {seat}'s turn", "A14")
+    return [CardExposed(seat=seat, card=card)]
+
+
+def _call(state: State, caller: int, command: Call) -> list[Any] | Rejection:
+    owner, card = command.owner, command.card
+    if not (0 <= owner < state.players):
+        return reject(INVALID, f"owner {owner} is not a seat", "A17")
+    if card not in POWER:
+        return reject(INVALID, f"unknown card {card!r}", "A17")
+    if card not in state.hands[owner]:
+        return reject(INVALID, f"seat {owner} does not hold {card}", "A17")
+    if caller == owner:
+        return reject(ILLEGAL, "a player may not call its own card", "A14")
+    if state.config.callers == "opponents" and side_of(caller) == side_of(owner):
+        return reject(ILLEGAL, "only an opponent of the owner may call (callers = opponents)", "A14")
+    if state.phase != PLAY or state.turn != owner:
+        return reject(ILLEGAL, "a card may be called only on its owner's turn in trick play", "A14")
+    if card not in state.exposed[owner]:
+        return reject(ILLEGAL, f"{card} of seat {owner} is not exposed", "A14")
+    return _play_in_turn(state, owner, card, [ExposedCardCalled(caller=caller, owner=owner, card=card)])
+
+
+def _play_in_turn(state: State, seat: int, card: str, events: list[Any]) -> list[Any] | Rejection:
+    """A play by the seat to act (A10): legality, the trick, and what follows a full trick."""
+    trick = state.trick
+    trump = state.trump
+    if card not in legal_cards(state.hands[seat], trick, trump, state.config):
+        return reject(ILLEGAL, f"{card} is not a legal play now: follow suit or trump", "A10")
+    trick_no = state.trick_no
+    events.append(CardPlayed(seat=seat, card=card, trick_no=trick_no))
+    if len(trick) + 1 < state.players:
+        return events
+    full = (*trick, Played(seat, card))
+    winner = trick_winner(full, trump)
+    cards = tuple(played.card for played in full)
+    events.append(TrickWon(seat=winner, trick_no=trick_no, cards=cards))
+    if trick_no < state.hand_size:
+        return events
+    _end_of_hand(state, events, winner, cards)
+    return events
+
+
+def _end_of_hand(state: State, events: list[Any], winner: int, last: tuple[str, ...]) -> None:
+    """Score the hand (A11, A12); with no winner, the deal passes to the right (A13)."""
+    dealer = state.dealer
+    assert dealer is not None and state.trump is not None
+    side = side_of(winner)
+    tricks_won = tuple(cards + last if index == side else cards for index, cards in enumerate(state.tricks_won))
+    scores, won = score_hand(events, state.config, state.scores, dealer, state.trump, state.in_play, tricks_won)
+    if not won:
+        deal(events, state.config, state.chance, scores, (dealer + 1) % state.players, state.hand_no + 1, 0)

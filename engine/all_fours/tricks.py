@@ -1,0 +1,48 @@
+"""Trick play (A10): the legal set of the player to act, and the winner of a trick."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine.all_fours.cards import POWER
+from engine.all_fours.config import Config
+from engine.all_fours.state import Played
+
+
+def legal_cards(hand: tuple[str, ...], trick: Sequence[Played], trump: str | None, config: Config) -> tuple[str, ...]:
+    """The cards of ``hand`` that may be played to ``trick`` (A10 steps 1-5, in order)."""
+    if not trick:
+        return hand  # 1. any lead
+    led = trick[0].card[-1]
+    trumps = tuple(card for card in hand if card[-1] == trump)
+    if led == trump:  # 2. trump led: a trump if held
+        return trumps or hand
+    follow = tuple(card for card in hand if card[-1] == led)
+    legal = follow + trumps if follow else hand  # 3. follow suit or trump; void: anything
+    if config.no_undertrump and trumps and len(trumps) < len(hand):  # 4. no under-trumping
+        top = max((POWER[p.card] for p in trick if p.card[-1] == trump), default=-1)
+        if top >= 0:
+            legal = tuple(card for card in legal if card[-1] != trump or POWER[card] > top)
+    if config.void_must_trump and not follow:  # 5. a void player must trump if it can
+        must = tuple(card for card in legal if card[-1] == trump)
+        if must:
+            legal = must
+    return legal
+
+
+def trick_winner(trick: Sequence[Played], trump: str | None) -> int:
+    """The seat whose card wins: the highest trump, else the highest card of the suit led."""
+    led = trick[0].card[-1]
+    best_seat = trick[0].seat
+    best = -1
+    for played in trick:
+        suit = played.card[-1]
+        if suit == trump:
+            key = 100 + POWER[played.card]
+        elif suit == led:
+            key = POWER[played.card]
+        else:
+            continue
+        if key > best:
+            best, best_seat = key, played.seat
+    return best_seat
