@@ -1,0 +1,251 @@
+"""The event store: one stream per game on the eventsourcing library's application recorder.
+
+Each game is one stream (``originator_id`` = the game's UUID). Version 0 holds the game's
+:class:`Header` (game name, config, players, the sha256 of each seat token, never the
+tokens); versions 1, 2, ... hold the game's events, so an event's version is its sequence
+number and a game's sequence is its last event's version. A record's ``state`` is this
+module's own msgspec JSON encoding of the engine's tagged event struct (decoded straight
+into the game's ``Event`` union: no aggregate, no transcoder), its ``topic`` is
+``cardgames.<game>.<event tag>``.
+
+All the events of one command are written in ONE ``insert_events`` call (one transaction);
+the recorder's primary key (originator_id, originator_version) is the optimistic
+concurrency check: a second writer at the same sequence gets the library's
+IntegrityError, raised here as :class:`StaleSequence`, and nothing of its batch is written.
+
+Where the store lives is given by a URL (``--store`` or ``CARDGAMES_STORE``):
+
+* ``memory:``: the library's plain-Python recorder (tests);
+* ``sqlite:///abs/path/file.sqlite`` (the URL's path, as in file URLs;
+  ``sqlite:///./data/x.sqlite`` is relative to the working directory), folder created;
+* ``postgresql://user[:password]@host[:port]/dbname[?schema=name]``.
+
+Without a URL: ``CARDGAMES_STORE``, else the library's own environment when it names a
+``PERSISTENCE_MODULE`` (``SQLITE_DBNAME``, ``POSTGRES_*``), else the SQLite file
+``./data/cardgames.sqlite``. The library is synchronous: the application layer calls this
+module from worker threads, never on the event loop.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
+from uuid import UUID
+
+import msgspec
+from eventsourcing.persistence import (
+    ApplicationRecorder,
+    InfrastructureFactory,
+    IntegrityError,
+    StoredEvent,
+)
+from eventsourcing.utils import Environment
+
+from engine.core.protocol import GameRules
+
+DEFAULT_SQLITE = Path("data") / "cardgames.sqlite"
+ENV_STORE = "CARDGAMES_STORE"
+HEADER_VERSION = 0
+HEADER_TOPIC = "cardgames.header"
+HEADER_FORMAT = 1
+
+
+class Header(msgspec.Struct, frozen=True):
+    """The first record of a game's stream: what the game is and who may act in it."""
+
+    game: str
+    players: int
+    config: dict[str, Any]
+    token_hashes: tuple[str, ...]
+    format: int = HEADER_FORMAT
+
+
+class StoreError(Exception):
+    """A problem with the store itself (bad URL, unreachable database)."""
+
+
+class StaleSequence(Exception):
+    """Another command was written at this sequence first; nothing of this batch was written."""
+
+    def __init__(self, game_id: UUID, after: int) -> None:
+        super().__init__(f"game {game_id}: events after sequence {after} already exist")
+        self.game_id = game_id
+        self.after = after
+
+
+class GameNotFound(KeyError):
+    def __str__(self) -> str:
+        return f"no game with id {self.args[0]}"
+
+
+# ---------------------------------------------------------------------------
+# Where the store is.
+
+
+def environment_for_url(url: str) -> dict[str, str]:
+    """The eventsourcing environment (PERSISTENCE_MODULE, ...) for a store URL."""
+    if url in ("memory:", "memory://", "memory"):
+        return {"PERSISTENCE_MODULE": "eventsourcing.popo"}
+    parts = urlsplit(url)
+    if parts.scheme == "sqlite":
+        path = unquote(parts.path)
+        if parts.netloc:  # sqlite://relative/path
+            path = parts.netloc + path
+        elif path.startswith(("/./", "/../")):
+            path = path[1:]  # sqlite:///./data/x.sqlite: relative to the working directory
+        elif path.startswith("//"):
+            path = path[1:]  # sqlite:////abs/x.sqlite (SQLAlchemy's absolute form)
+        if not path or path == "/":
+            raise StoreError(f"the SQLite URL names no file: {url!r}")
+        if path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        return {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": path}
+    if parts.scheme in ("postgresql", "postgres"):
+        dbname = unquote(parts.path.lstrip("/"))
+        if not dbname or not parts.hostname:
+            raise StoreError(f"a PostgreSQL URL needs a host and a database: {url!r}")
+        env = {
+            "PERSISTENCE_MODULE": "eventsourcing.postgres",
+            "POSTGRES_DBNAME": dbname,
+            "POSTGRES_HOST": parts.hostname,
+            "POSTGRES_PORT": str(parts.port or 5432),
+            "POSTGRES_USER": unquote(parts.username or "postgres"),
+            "POSTGRES_PASSWORD": unquote(parts.password or ""),
+        }
+        schema = parse_qs(parts.query).get("schema")
+        if schema:
+            env["POSTGRES_SCHEMA"] = schema[0]
+        return env
+    raise StoreError(f"unknown store URL {url!r}: use memory:, sqlite:///path or postgresql://user@host/db")
+
+
+def resolve_environment(url: str | None = None, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The store's environment: the URL, else CARDGAMES_STORE, else the library's, else SQLite."""
+    environ = os.environ if environ is None else environ
+    if url:
+        return environment_for_url(url)
+    if environ.get(ENV_STORE):
+        return environment_for_url(environ[ENV_STORE])
+    if environ.get("PERSISTENCE_MODULE"):
+        env = dict(environ)
+        if env.get("SQLITE_DBNAME") and env["SQLITE_DBNAME"] != ":memory:":
+            Path(env["SQLITE_DBNAME"]).parent.mkdir(parents=True, exist_ok=True)
+        return env
+    return environment_for_url(f"sqlite:///./{DEFAULT_SQLITE}")
+
+
+def describe_environment(env: Mapping[str, str]) -> str:
+    """A short, password-free description of where the store is (for logs)."""
+    module = env.get("PERSISTENCE_MODULE", "eventsourcing.popo")
+    if module.endswith("sqlite"):
+        return f"sqlite:{env.get('SQLITE_DBNAME')}"
+    if module.endswith("postgres"):
+        return f"postgresql://{env.get('POSTGRES_USER')}@{env.get('POSTGRES_HOST')}:" \
+               f"{env.get('POSTGRES_PORT', '5432')}/{env.get('POSTGRES_DBNAME')}"
+    return "memory"
+
+
+# ---------------------------------------------------------------------------
+# Encoding.
+
+_encoder = msgspec.json.Encoder()
+_header_decoder = msgspec.json.Decoder(Header)
+
+
+@cache
+def _event_decoder(event_type: Any) -> msgspec.json.Decoder[Any]:
+    return msgspec.json.Decoder(event_type)
+
+
+def event_tag(event: Any) -> str:
+    return str(type(event).__struct_config__.tag)
+
+
+def encode_event(event: Any) -> bytes:
+    return _encoder.encode(event)
+
+
+def decode_events(game: GameRules, records: Iterable[bytes]) -> list[Any]:
+    decode = _event_decoder(game.Event).decode
+    return [decode(state) for state in records]
+
+
+# ---------------------------------------------------------------------------
+# The store.
+
+
+class EventStore:
+    """Games' event streams on an eventsourcing application recorder (synchronous)."""
+
+    def __init__(self, env: Mapping[str, str]) -> None:
+        self.env = dict(env)
+        try:
+            self.factory = InfrastructureFactory.construct(Environment(env=self.env))
+            self.recorder: ApplicationRecorder = self.factory.application_recorder()
+        except Exception as error:
+            raise StoreError(f"cannot open the store ({describe_environment(self.env)}): {error}") from error
+
+    @classmethod
+    def from_url(cls, url: str | None = None) -> EventStore:
+        """The store a URL names (see :func:`resolve_environment` for the defaults)."""
+        return cls(resolve_environment(url))
+
+    def describe(self) -> str:
+        return describe_environment(self.env)
+
+    def close(self) -> None:
+        self.factory.close()
+
+    def create(self, game_id: UUID, header: Header, events: Sequence[Any]) -> int:
+        """Write a new game: its header and its start events, in one insert; returns the sequence."""
+        records = [StoredEvent(game_id, HEADER_VERSION, HEADER_TOPIC, _encoder.encode(header))]
+        records += self._records(game_id, header.game, 0, events)
+        try:
+            self.recorder.insert_events(records)
+        except IntegrityError as error:
+            raise StaleSequence(game_id, -1) from error
+        return len(events)
+
+    def append(self, game_id: UUID, game_name: str, after: int, events: Sequence[Any]) -> int:
+        """Write the events of one command after sequence ``after``, in one insert.
+
+        Raises :class:`StaleSequence` when any of their sequences is taken (nothing is written).
+        """
+        if not events:
+            return after
+        try:
+            self.recorder.insert_events(self._records(game_id, game_name, after, events))
+        except IntegrityError as error:
+            raise StaleSequence(game_id, after) from error
+        return after + len(events)
+
+    @staticmethod
+    def _records(game_id: UUID, game_name: str, after: int, events: Sequence[Any]) -> list[StoredEvent]:
+        prefix = f"cardgames.{game_name}."
+        return [
+            StoredEvent(game_id, after + index, prefix + event_tag(event), _encoder.encode(event))
+            for index, event in enumerate(events, start=1)
+        ]
+
+    def header(self, game_id: UUID) -> Header:
+        records = self.recorder.select_events(game_id, lte=HEADER_VERSION, limit=1)
+        if not records or records[0].originator_version != HEADER_VERSION:
+            raise GameNotFound(game_id)
+        return _header_decoder.decode(records[0].state)
+
+    def events(self, game_id: UUID, game: GameRules, after: int = 0, upto: int | None = None) -> list[Any]:
+        """The game's events with sequence in (after, upto], in order."""
+        records = self.recorder.select_events(game_id, gt=max(after, HEADER_VERSION), lte=upto)
+        return decode_events(game, (record.state for record in records))
+
+    def load(self, game_id: UUID, game_for: Any) -> tuple[Header, list[Any]]:
+        """The header and every event of a game, in one read. ``game_for(name)`` gives the rules."""
+        records = self.recorder.select_events(game_id)
+        if not records or records[0].originator_version != HEADER_VERSION:
+            raise GameNotFound(game_id)
+        header = _header_decoder.decode(records[0].state)
+        return header, decode_events(game_for(header.game), (record.state for record in records[1:]))
