@@ -38,8 +38,18 @@ def snapshot(state: State) -> dict[str, Any]:
         "scores": list(state.scores),
         "hand_no": state.hand_no,
         "redeal_no": state.redeal_no,
-        "last_hand": msgspec.to_builtins(state.last_hand),
+        "last_hand": _last_hand(state.last_hand),
     }
+
+
+def _last_hand(last: LastHand | None) -> dict[str, Any] | None:
+    """``last_hand`` with ``card`` left out where it has none (give_one, game: A17)."""
+    if last is None:
+        return None
+    awards = [
+        {key: value for key, value in msgspec.to_builtins(award).items() if value is not None} for award in last.awards
+    ]
+    return {"awards": awards, "game_totals": list(last.game_totals)}
 
 
 def _get(snap: Mapping[str, Any], key: str, kind: Any, default: Any) -> Any:

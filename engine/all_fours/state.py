@@ -30,7 +30,7 @@ class Played(msgspec.Struct, frozen=True):
     card: str
 
 
-class Award(msgspec.Struct, frozen=True, omit_defaults=True):
+class Award(msgspec.Struct, frozen=True):
     """One award of a hand (A12); ``card`` only for kick, high, low, jack and hang_jack."""
 
     side: int

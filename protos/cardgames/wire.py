@@ -20,6 +20,9 @@ The mapping, in both directions:
 * a string given to an enum field is the value named ``<PREFIX><STRING IN UPPER CASE>``,
   where ``<PREFIX>`` is the name of the enum's zero value without ``UNSPECIFIED``
   (``PHASE_UNSPECIFIED`` -> ``PHASE_PLAY`` for ``"play"``); the zero value reads as ``None``;
+* a message whose name ends in ``Map`` and that holds exactly one map field
+  (``AllFoursKickValuesMap``) is a *map wrapper*: a single such field is a dict (or
+  ``None`` when unset), so that a map can be an optional option;
 * maps are dicts; lists and tuples are repeated fields; other scalars are themselves.
 
 Unknown keys are a :class:`WireError` unless ``ignore_unknown`` is given (commands sent
@@ -90,6 +93,15 @@ def _list_field(descriptor: DescriptorT) -> FieldT | None:
     return None
 
 
+@cache
+def _map_field(descriptor: DescriptorT) -> FieldT | None:
+    """The one map field of a map wrapper (``AllFoursKickValuesMap.values``), else None."""
+    fields = descriptor.fields
+    if descriptor.name.endswith("Map") and len(fields) == 1 and _is_map(fields[0]):
+        return fields[0]
+    return None
+
+
 def _is_map(field: FieldT) -> bool:
     return field.type == _MESSAGE and field.message_type.GetOptions().map_entry
 
@@ -141,6 +153,10 @@ def fill(message: Message, data: Any, *, ignore_unknown: bool = False) -> None:
     list_field = _list_field(descriptor)
     if list_field is not None and isinstance(data, list | tuple):
         _set_repeated(message, list_field, data, ignore_unknown)
+        return
+    map_field = _map_field(descriptor)
+    if map_field is not None:
+        _set_map(message, map_field, data, ignore_unknown)
         return
     if not isinstance(data, Mapping):
         raise WireError(f"{descriptor.full_name}: expected an object, got {data!r}")
@@ -233,6 +249,9 @@ def from_message(message: Message) -> Any:
     list_field = _list_field(descriptor)
     if list_field is not None:
         return _get_repeated(list_field, getattr(message, list_field.name))
+    map_field = _map_field(descriptor)
+    if map_field is not None:
+        return _get(message, map_field)
     oneof = union_oneof(descriptor)
     if oneof is not None:
         tag = message.WhichOneof(oneof)
