@@ -1,0 +1,52 @@
+"""Seep (Sip / Sweep): the 4-player, 100-point North Indian fishing game with houses.
+
+Rules: ``../shared/rules/seep.md``. The package exposes the names of
+:class:`engine.core.protocol.GameRules`; reach it through
+``engine.core.registry.get_game("seep")``.
+"""
+
+from __future__ import annotations
+
+from engine.seep.commands import Bid, Break, Build, Capture, Command, Throw
+from engine.seep.config import DEFAULT_PLAYERS, NAME, PLAYER_COUNTS, TITLE, Config, make_config
+from engine.seep.describe import describe, table_text
+from engine.seep.events import Event
+from engine.seep.evolve import evolve
+from engine.seep.legal import legal_commands
+from engine.seep.rules import decide, start
+from engine.seep.snapshot import from_snapshot, snapshot
+from engine.seep.state import State, initial, is_over, outcome, to_act
+from engine.seep.view import View, audience, redact, view
+
+__all__ = [
+    "DEFAULT_PLAYERS",
+    "NAME",
+    "PLAYER_COUNTS",
+    "TITLE",
+    "Bid",
+    "Break",
+    "Build",
+    "Capture",
+    "Command",
+    "Config",
+    "Event",
+    "State",
+    "Throw",
+    "View",
+    "audience",
+    "decide",
+    "describe",
+    "evolve",
+    "from_snapshot",
+    "initial",
+    "is_over",
+    "legal_commands",
+    "make_config",
+    "outcome",
+    "redact",
+    "snapshot",
+    "start",
+    "table_text",
+    "to_act",
+    "view",
+]

@@ -1,0 +1,144 @@
+"""A readable account of a match: one line per event, and the table as text for ``cardgames play``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.core.events import MatchSeeded, Shuffled
+from engine.seep.events import (
+    BaaziWon,
+    BidMade,
+    Broken,
+    Built,
+    Captured,
+    CardsDealt,
+    DealerChosen,
+    DealScored,
+    DealStarted,
+    FloorDealt,
+    FloorRevealed,
+    LeftoverAwarded,
+    MatchCreated,
+    MatchEnded,
+    Redealt,
+    SweepScored,
+    Thrown,
+)
+from engine.seep.state import House
+from engine.seep.view import View
+
+TEAMS = ("team 0 (seats 0+2)", "team 1 (seats 1+3)")
+
+
+def _cards(cards: tuple[str, ...]) -> str:
+    return " ".join(cards) if cards else "-"
+
+
+def _groups(groups: tuple[tuple[str, ...], ...]) -> str:
+    return ", ".join("{" + " ".join(group) + "}" for group in groups)
+
+
+def house_text(house: House) -> str:
+    """``11-house [5D 6H | JS] cemented, owners 1 3``."""
+    parts = " | ".join(" ".join(component) for component in house.components)
+    kind = "cemented" if house.cemented else "ordinary"
+    owners = " ".join(str(owner) for owner in house.owners)
+    return f"{house.value}-house [{parts}] {kind}, owner{'s' if len(house.owners) > 1 else ''} {owners}"
+
+
+def _owners(owners: tuple[int, ...]) -> str:
+    return "seat" + ("s " if len(owners) > 1 else " ") + " ".join(str(owner) for owner in owners)
+
+
+def describe(event: Any) -> str | None:
+    """One line for the events worth telling; None for the hidden chance events."""
+    if isinstance(event, MatchSeeded | Shuffled):
+        return None
+    if isinstance(event, MatchCreated):
+        dealer = "drawn" if event.dealer is None else f"seat {event.dealer}"
+        return f"Seep match: {event.config.baazis_to_play} baazi(s) to play, first dealer {dealer}"
+    if isinstance(event, DealerChosen):
+        return f"{event.card} is drawn: seat {event.dealer} deals first"
+    if isinstance(event, DealStarted):
+        again = f" (attempt {event.attempt})" if event.attempt > 1 else ""
+        return f"Deal {event.deal}{again}: seat {event.dealer} deals, seat {(event.dealer + 1) % 4} bids"
+    if isinstance(event, CardsDealt):
+        shown = f": {_cards(event.cards)}" if event.cards else ""
+        return f"seat {event.seat} is dealt {event.count} cards{shown}"
+    if isinstance(event, FloorDealt):
+        return f"{event.count} cards are dealt face down to the floor"
+    if isinstance(event, Redealt):
+        return f"seat {event.seat} holds nothing above 8 ({_cards(event.cards)}): the deal is void"
+    if isinstance(event, BidMade):
+        return f"seat {event.seat} bids {event.value}"
+    if isinstance(event, FloorRevealed):
+        return f"the floor is turned up: {_cards(event.cards)}"
+    if isinstance(event, Captured):
+        taken = []
+        if event.groups:
+            taken.append(_groups(event.groups))
+        if event.house is not None:
+            taken.append(f"the {house_text(event.house)}")
+        return f"#{event.play} seat {event.seat} captures with {event.card}: {' and '.join(taken)}"
+    if isinstance(event, Thrown):
+        return f"#{event.play} seat {event.seat} throws {event.card}"
+    if isinstance(event, Built):
+        verb = {"new": "builds a", "cement": "cements the", "add": "adds to the"}[event.action]
+        merged = f", loose {_cards(event.merged)} merged in" if event.merged else ""
+        return (
+            f"#{event.play} seat {event.seat} {verb} {event.value}-house with {event.card}: "
+            f"{_groups(event.groups)}{merged}; owners {_owners(event.owners)}"
+        )
+    if isinstance(event, Broken):
+        into = f", joining the {event.value}-house" if event.joined else ""
+        merged = f", loose {_cards(event.merged)} merged in" if event.merged else ""
+        return (
+            f"#{event.play} seat {event.seat} breaks the {event.house}-house with {event.card} "
+            f"up to {event.value}{into}{merged}; owners {_owners(event.owners)}"
+        )
+    if isinstance(event, SweepScored):
+        return f"SWEEP! seat {event.seat} clears the floor on play #{event.play}: {event.points} for team {event.team}"
+    if isinstance(event, LeftoverAwarded):
+        if not event.cards:
+            return "no loose cards are left over"
+        to = "nobody (no capture this deal)" if event.team is None else f"team {event.team}"
+        return f"leftover {_cards(event.cards)} goes to {to}"
+    if isinstance(event, DealScored):
+        parts = []
+        for side in (0, 1):
+            extra = f" + {event.sweeps[side]} sweeps" if event.sweeps[side] else ""
+            bonus = f" + {event.bonus[side]} bonus" if event.bonus[side] else ""
+            parts.append(f"team {side} {event.card_points[side]}{extra}{bonus} = {event.scores[side]}")
+        return f"deal scored: {'; '.join(parts)}; difference {event.difference:+d}"
+    if isinstance(event, BaaziWon):
+        why = "the 9-point rule" if event.reason == "minimum" else "a 100-point lead"
+        return f"{TEAMS[event.team]} wins a baazi by {why}; baazis {event.baazis[0]}-{event.baazis[1]}"
+    if isinstance(event, MatchEnded):
+        winner = "a draw" if event.winner is None else f"{TEAMS[event.winner]} wins"
+        return f"match over: {winner}, baazis {event.baazis[0]}-{event.baazis[1]}"
+    return None
+
+
+def table_text(view: View) -> str:
+    """The floor, houses with owners, piles, sweeps and the match account, as a few lines of text."""
+    lines = []
+    if view.face_down:
+        lines.append(f"floor: {view.face_down} cards face down (bid pending)")
+    else:
+        lines.append(f"floor: {_cards(view.loose)}")
+    lines.extend(f"  {house_text(house)}" for house in view.houses)
+    bid = "-" if view.bid is None else str(view.bid)
+    turn = "-" if view.to_act is None else f"seat {view.to_act}"
+    lines.append(f"dealer {view.dealer}, bid {bid}, play {view.plays}/48, to act: {turn}")
+    if view.viewer is not None:
+        lines.append(f"your hand: {_cards(view.hand)}")
+    lines.append("hands: " + ", ".join(f"seat {seat} {size}" for seat, size in enumerate(view.hand_sizes)))
+    if view.last_capture:
+        lines.append(f"last capture (team {view.last_capture_team}): {_cards(view.last_capture)}")
+    lines.append(
+        f"piles {view.pile_sizes[0]}-{view.pile_sizes[1]} cards, sweeps {view.sweeps[0]}-{view.sweeps[1]}, "
+        f"difference {view.difference:+d}, baazis {view.baazis[0]}-{view.baazis[1]}"
+    )
+    if view.last_deal_points is not None:
+        lines.append(f"last deal: {view.last_deal_points[0]}-{view.last_deal_points[1]}")
+    return "\n".join(lines)

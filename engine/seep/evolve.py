@@ -1,0 +1,258 @@
+"""The reducer: one event applied to the state. It only reads events; chance is in ``shuffled``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from msgspec.structs import replace
+
+from engine.core.cards import STANDARD_PACK
+from engine.core.chance import advance
+from engine.core.events import MatchSeeded, Shuffled
+from engine.seep.events import (
+    BaaziWon,
+    BidMade,
+    Broken,
+    Built,
+    Captured,
+    CardsDealt,
+    DealerChosen,
+    DealScored,
+    DealStarted,
+    Event,
+    FloorDealt,
+    FloorRevealed,
+    LeftoverAwarded,
+    MatchCreated,
+    MatchEnded,
+    Redealt,
+    SweepScored,
+    Thrown,
+)
+from engine.seep.state import BID, OVER, PLAY, House, LastDeal, State
+
+
+def _without(cards: tuple[str, ...], gone: tuple[str, ...] | frozenset[str] | set[str]) -> tuple[str, ...]:
+    return tuple(card for card in cards if card not in gone)
+
+
+def _played(state: State, seat: int, card: str) -> tuple[tuple[str, ...], ...]:
+    hands = list(state.hands)
+    hands[seat] = tuple(held for held in hands[seat] if held != card)
+    return tuple(hands)
+
+
+def _set_house(houses: tuple[House, ...], drop: tuple[int, ...], house: House | None) -> tuple[House, ...]:
+    """``houses`` without the values in ``drop``, plus ``house``, in ascending order of value."""
+    kept = [existing for existing in houses if existing.value not in drop]
+    if house is not None:
+        kept.append(house)
+        kept.sort(key=lambda item: item.value)
+    return tuple(kept)
+
+
+def _match_created(state: State, event: MatchCreated) -> State:
+    return replace(
+        state,
+        config=event.config,
+        dealer=event.dealer if event.dealer is not None else state.dealer,
+        difference=event.difference,
+        baazis=event.baazis,
+    )
+
+
+def _match_seeded(state: State, event: MatchSeeded) -> State:
+    return replace(state, chance=event.chance())
+
+
+def _shuffled(state: State, event: Shuffled) -> State:
+    return replace(state, stock=event.order, chance=advance(state.chance))
+
+
+def _dealer_chosen(state: State, event: DealerChosen) -> State:
+    return replace(state, dealer=event.dealer)
+
+
+def _deal_started(state: State, event: DealStarted) -> State:
+    return replace(
+        state,
+        phase=BID,
+        dealer=event.dealer,
+        deal_no=event.deal,
+        redeals=event.attempt - 1,
+        bid=None,
+        plays=0,
+        hands=((), (), (), ()),
+        stock=STANDARD_PACK,
+        loose=(),
+        houses=(),
+        piles=((), ()),
+        sweeps=(0, 0),
+        last_capture_team=None,
+        window=(),
+        window_team=None,
+    )
+
+
+def _cards_dealt(state: State, event: CardsDealt) -> State:
+    hands = list(state.hands)
+    hands[event.seat] = hands[event.seat] + event.cards
+    return replace(state, hands=tuple(hands), stock=_without(state.stock, frozenset(event.cards)))
+
+
+def _floor_dealt(state: State, event: FloorDealt) -> State:
+    return replace(state, loose=state.loose + event.cards, stock=_without(state.stock, frozenset(event.cards)))
+
+
+def _redealt(state: State, event: Redealt) -> State:
+    return state
+
+
+def _bid_made(state: State, event: BidMade) -> State:
+    return replace(state, bid=event.value)
+
+
+def _floor_revealed(state: State, event: FloorRevealed) -> State:
+    return replace(state, phase=PLAY)
+
+
+def _captured(state: State, event: Captured) -> State:
+    taken = tuple(card for group in event.groups for card in group)
+    gained = (event.card, *taken)
+    houses = state.houses
+    if event.house is not None:
+        gained += event.house.cards()
+        houses = _set_house(houses, (event.house.value,), None)
+    piles = list(state.piles)
+    piles[event.team] = piles[event.team] + gained
+    return replace(
+        state,
+        hands=_played(state, event.seat, event.card),
+        loose=_without(state.loose, taken) if taken else state.loose,
+        houses=houses,
+        piles=(piles[0], piles[1]),
+        plays=event.play,
+        last_capture_team=event.team,
+        window=gained,
+        window_team=event.team,
+    )
+
+
+def _thrown(state: State, event: Thrown) -> State:
+    return replace(
+        state,
+        hands=_played(state, event.seat, event.card),
+        loose=(*state.loose, event.card),
+        plays=event.play,
+        window=(),
+        window_team=None,
+    )
+
+
+def _built(state: State, event: Built) -> State:
+    used = {card for group in event.groups for card in group}
+    used.update(event.merged)
+    components = event.groups + tuple((card,) for card in event.merged)
+    existing = None
+    for house in state.houses:
+        if house.value == event.value:
+            existing = house
+    if existing is not None:
+        components = existing.components + components
+    house = House(value=event.value, components=components, owners=event.owners)
+    return replace(
+        state,
+        hands=_played(state, event.seat, event.card),
+        loose=_without(state.loose, used),
+        houses=_set_house(state.houses, (event.value,), house),
+        plays=event.play,
+        window=(),
+        window_team=None,
+    )
+
+
+def _broken(state: State, event: Broken) -> State:
+    raised: tuple[str, ...] = ()
+    components: tuple[tuple[str, ...], ...] = ()
+    for house in state.houses:
+        if house.value == event.house:
+            raised = (*house.components[0], event.card)
+        elif house.value == event.value:
+            components = house.components
+    components = (*components, raised, *((card,) for card in event.merged))
+    house = House(value=event.value, components=components, owners=event.owners)
+    return replace(
+        state,
+        hands=_played(state, event.seat, event.card),
+        loose=_without(state.loose, event.merged) if event.merged else state.loose,
+        houses=_set_house(state.houses, (event.house, event.value), house),
+        plays=event.play,
+        window=(),
+        window_team=None,
+    )
+
+
+def _sweep_scored(state: State, event: SweepScored) -> State:
+    sweeps = list(state.sweeps)
+    sweeps[event.team] += event.points
+    return replace(state, sweeps=(sweeps[0], sweeps[1]))
+
+
+def _leftover_awarded(state: State, event: LeftoverAwarded) -> State:
+    if event.team is None:
+        return state
+    piles = list(state.piles)
+    piles[event.team] = piles[event.team] + event.cards
+    return replace(state, piles=(piles[0], piles[1]), loose=_without(state.loose, event.cards))
+
+
+def _deal_scored(state: State, event: DealScored) -> State:
+    return replace(
+        state,
+        last_deal_points=event.scores,
+        last_deal=LastDeal(
+            card_points=event.card_points,
+            sweeps=event.sweeps,
+            leftover=event.leftover,
+            leftover_to=event.leftover_to,
+            baazi_winner=event.baazi_winner,
+        ),
+        difference=event.difference,
+    )
+
+
+def _baazi_won(state: State, event: BaaziWon) -> State:
+    return replace(state, baazis=event.baazis)
+
+
+def _match_ended(state: State, event: MatchEnded) -> State:
+    return replace(state, phase=OVER, window=(), window_team=None)
+
+
+_HANDLERS: dict[type, Callable[[State, Any], State]] = {
+    MatchCreated: _match_created,
+    MatchSeeded: _match_seeded,
+    Shuffled: _shuffled,
+    DealerChosen: _dealer_chosen,
+    DealStarted: _deal_started,
+    CardsDealt: _cards_dealt,
+    FloorDealt: _floor_dealt,
+    Redealt: _redealt,
+    BidMade: _bid_made,
+    FloorRevealed: _floor_revealed,
+    Captured: _captured,
+    Thrown: _thrown,
+    Built: _built,
+    Broken: _broken,
+    SweepScored: _sweep_scored,
+    LeftoverAwarded: _leftover_awarded,
+    DealScored: _deal_scored,
+    BaaziWon: _baazi_won,
+    MatchEnded: _match_ended,
+}
+
+
+def evolve(state: State, event: Event) -> State:
+    """Apply one event (DESIGN.md: the reducer never fails on a log that decide produced)."""
+    return _HANDLERS[type(event)](state, event)

@@ -1,0 +1,109 @@
+"""Subset sums over loose cards: the V-groups a card can take or build with (A8.1, A8.3).
+
+Loose cards are numbered by their position on the floor; a set of loose cards is a
+bitmask. :class:`FloorGroups` lists, once per position, every set of loose cards
+whose values add up to 1..13 (depth-first with the sum as the bound, so a floor of
+many small cards stays cheap), and enumerates the ways to pick disjoint V-groups,
+optionally only the maximal ones, memoised on (cards still undecided, sums already
+reachable by the cards left out).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from engine.seep.cards import VALUE
+
+MAX_SUM = 13
+_SUMS_MASK = (1 << (MAX_SUM + 1)) - 1
+
+Selection = tuple[int, ...]  # disjoint group masks
+
+
+def reachable_sums(values: Iterable[int]) -> int:
+    """Bit s is set when some subset of ``values`` (the empty one included) adds up to s <= 13."""
+    sums = 1
+    for value in values:
+        sums |= (sums << value) & _SUMS_MASK
+    return sums
+
+
+def has_group(values: Iterable[int], target: int) -> bool:
+    """True when a non-empty subset of ``values`` adds up to ``target`` (1..13)."""
+    return bool(reachable_sums(values) >> target & 1)
+
+
+class FloorGroups:
+    """The groups of one floor's loose cards, and the ways to select disjoint ones."""
+
+    __slots__ = ("_memo", "by_sum", "by_sum_low", "cards", "full", "values")
+
+    def __init__(self, loose: tuple[str, ...]) -> None:
+        self.cards = loose
+        self.values = [VALUE[card] for card in loose]
+        self.full = (1 << len(loose)) - 1
+        #: by_sum[s]: every set of loose cards adding up to s; by_sum_low[s][i]: those whose lowest card is i.
+        self.by_sum: list[list[int]] = [[] for _ in range(MAX_SUM + 1)]
+        self.by_sum_low: list[dict[int, list[int]]] = [{} for _ in range(MAX_SUM + 1)]
+        self._memo: dict[tuple[int, int, int, bool, bool], list[Selection]] = {}
+        values = self.values
+        count = len(values)
+        by_sum = self.by_sum
+        for low in range(count):
+            if values[low] > MAX_SUM:
+                continue
+            lows = [(1 << low, values[low], low + 1)]
+            while lows:
+                mask, total, nxt = lows.pop()
+                by_sum[total].append(mask)
+                self.by_sum_low[total].setdefault(low, []).append(mask)
+                for j in range(nxt, count):
+                    grown = total + values[j]
+                    if grown <= MAX_SUM:
+                        lows.append((mask | 1 << j, grown, j + 1))
+
+    def cards_of(self, mask: int) -> tuple[str, ...]:
+        cards = self.cards
+        out = []
+        index = 0
+        while mask:
+            if mask & 1:
+                out.append(cards[index])
+            mask >>= 1
+            index += 1
+        return tuple(out)
+
+    def selections(self, target: int, avail: int, maximal: bool, merged_singles: bool = False) -> list[Selection]:
+        """Every set of disjoint ``target``-groups within ``avail``, each once.
+
+        ``maximal``: only selections after which no ``target``-group is left in
+        ``avail``; with ``merged_singles`` the single cards of value ``target`` left
+        out do not count (they join the new house by themselves, A8.3).
+        """
+        return self._select(target, avail, 1, maximal, merged_singles)
+
+    def _select(self, target: int, rem: int, sums: int, maximal: bool, merged: bool) -> list[Selection]:
+        if not rem:
+            return [()]
+        key = (target, rem, sums, maximal, merged)
+        found = self._memo.get(key)
+        if found is not None:
+            return found
+        low = (rem & -rem).bit_length() - 1
+        rest = rem & ~(1 << low)
+        out: list[Selection] = []
+        # the lowest undecided card is left out ...
+        value = self.values[low]
+        if maximal and not (merged and value == target):
+            skipped = (sums | (sums << value)) & _SUMS_MASK
+            if not skipped >> target & 1:
+                out.extend(self._select(target, rest, skipped, maximal, merged))
+        else:
+            out.extend(self._select(target, rest, sums, maximal, merged))
+        # ... or it is the lowest card of one of the groups taken
+        for group in self.by_sum_low[target].get(low, ()):
+            if group & rem == group:
+                for tail in self._select(target, rem & ~group, sums, maximal, merged):
+                    out.append((group, *tail))
+        self._memo[key] = out
+        return out

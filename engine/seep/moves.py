@@ -1,0 +1,143 @@
+"""The legality of each move apart from its grouping, shared by ``decide`` and ``legal_commands``.
+
+Each function answers for one played card (and a house value where the move names
+one): a :class:`Rejection` naming the rule, or the terms the move takes effect with.
+The groupings themselves are checked by :mod:`engine.seep.rules` and enumerated by
+:mod:`engine.seep.legal`.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from engine.core.protocol import Rejection, RejectionCode
+from engine.seep.cards import MAX_HOUSE, MIN_HOUSE, VALUE, partner
+from engine.seep.groups import has_group
+from engine.seep.state import House, State, house_of
+
+
+def illegal(message: str, rule: str) -> Rejection:
+    return Rejection(RejectionCode.ILLEGAL_MOVE, message, rule)
+
+
+def keys_after(hand: tuple[str, ...], card: str) -> list[int]:
+    """How many cards of each value 0..13 the hand holds once ``card`` has left it."""
+    counts = [0] * 14
+    for held in hand:
+        counts[VALUE[held]] += 1
+    counts[VALUE[card]] -= 1
+    return counts
+
+
+def retention(state: State, seat: int, counts: list[int], skip: tuple[int, ...]) -> Rejection | None:
+    """Rule R (A7, F4): ``seat`` keeps a key for every house it owns, except the values in ``skip``."""
+    for house in state.houses:
+        if seat in house.owners and house.value not in skip and not counts[house.value]:
+            return illegal(
+                f"rule R: you own the {house.value}-house and would keep no card of value {house.value}",
+                "A7",
+            )
+    return None
+
+
+class BuildTerms(msgspec.Struct, frozen=True):
+    """How a HOUSE move of value ``value`` takes effect (A8.3): the house it joins, owners, action."""
+
+    value: int
+    existing: House | None
+    owners: tuple[int, ...]
+    action: str
+
+
+def build_terms(state: State, seat: int, card: str, value: int) -> BuildTerms | Rejection:
+    """A8.3 conditions 1 (range), 4 (key and ownership), 5 (rule R), 6 (house limit) and 8 (opening)."""
+    if not MIN_HOUSE <= value <= MAX_HOUSE:
+        return illegal(f"a house's value is 9..13, not {value}", "A8.3")
+    if state.plays == 0 and value != state.bid:
+        return illegal(f"the opening house must have the bid value {state.bid}, not {value}", "A9")
+    config = state.config
+    counts = keys_after(state.hands[seat], card)
+    existing = house_of(state, value)
+    if existing is None:
+        if not counts[value]:
+            return illegal(
+                f"to build a {value}-house you must keep a card of value {value} yourself", "A8.3"
+            )
+        limit = config.max_houses_on_floor
+        if limit is not None and len(state.houses) + 1 > limit:
+            return illegal(f"at most {limit} houses may be on the floor", "A8.3")
+        owners: tuple[int, ...] = (seat,)
+        action = "new"
+    else:
+        action = "add" if existing.cemented else "cement"
+        owners = existing.owners
+        keyless = (
+            seat not in owners and partner(seat) in owners and config.partner_adds_without_key
+        )
+        if not keyless:
+            if not counts[value]:
+                return illegal(
+                    f"to add to the {value}-house you must keep a card of value {value}", "A8.3"
+                )
+            if seat not in owners:
+                owners = tuple(sorted((*owners, seat)))
+    return retention(state, seat, counts, (value,)) or BuildTerms(value, existing, owners, action)
+
+
+class BreakTerms(msgspec.Struct, frozen=True):
+    """How a BREAK takes effect (A8.4): the new value, whether it joins a house, merged cards, owners."""
+
+    value: int
+    joined: bool
+    merged: tuple[str, ...]
+    owners: tuple[int, ...]
+
+
+def break_terms(state: State, seat: int, card: str, value: int) -> BreakTerms | Rejection:
+    """A8.4 conditions 1..7."""
+    if state.plays == 0:
+        return illegal("the opening play cannot be a break", "A9")
+    house = house_of(state, value)
+    if house is None:
+        return illegal(f"there is no {value}-house on the floor to break", "A8.4")
+    if house.cemented:
+        return illegal(f"the {value}-house is cemented and cannot be broken", "A8.4")
+    if seat in house.owners:
+        return illegal(f"you may not break your own {value}-house", "A8.4")
+    config = state.config
+    if partner(seat) in house.owners and not config.allow_break_partner_house:
+        return illegal(f"you may not break your partner's {value}-house", "A8.4")
+    raised = value + VALUE[card]
+    if raised > MAX_HOUSE:
+        return illegal(f"breaking the {value}-house with {card} would make {raised}, above 13", "A8.4")
+    counts = keys_after(state.hands[seat], card)
+    target = house_of(state, raised)
+    if target is not None and partner(seat) in target.owners and config.break_into_partner_house_without_key:
+        owners = target.owners  # B-14: the breaker does not join the owners
+    else:
+        owners = (seat,) if target is None else tuple(sorted({*target.owners, seat}))
+    if seat in owners and not counts[raised]:
+        return illegal(
+            f"to break the {value}-house up to {raised} you must keep a card of value {raised}", "A8.4"
+        )
+    merged: tuple[str, ...] = ()
+    if target is None:
+        merged = tuple(loose for loose in state.loose if VALUE[loose] == raised)
+    return retention(state, seat, counts, (raised,)) or BreakTerms(raised, target is not None, merged, owners)
+
+
+def opening_value_error(state: State, card: str, move: str) -> Rejection | None:
+    """A9: at the opening a capture or a throw uses a card of the bid value."""
+    if state.plays == 0 and VALUE[card] != state.bid:
+        return illegal(f"the opening {move} must use a card of the bid value {state.bid}, not {card}", "A9")
+    return None
+
+
+def throw_error(state: State, card: str) -> Rejection | None:
+    """A8.2 conditions 1..3."""
+    value = VALUE[card]
+    if house_of(state, value) is not None:
+        return illegal(f"{card} cannot be thrown while the {value}-house is on the floor", "A8.2")
+    if not state.config.throw_when_capture_available and has_group(map(VALUE.__getitem__, state.loose), value):
+        return illegal(f"{card} can capture, so it may not be thrown", "A8.2")
+    return opening_value_error(state, card, "throw")

@@ -1,0 +1,114 @@
+"""The state of a Seep match: the floor (loose cards and houses), hands, piles, the match account."""
+
+from __future__ import annotations
+
+from typing import Final
+
+import msgspec
+
+from engine.core.cards import STANDARD_PACK
+from engine.core.chance import Chance
+from engine.seep.config import Config
+
+Hand = tuple[str, ...]
+
+#: Phases: ``start`` (before the first deal), ``bid``, ``play``, ``over``.
+START: Final = "start"
+BID: Final = "bid"
+PLAY: Final = "play"
+OVER: Final = "over"
+
+
+class House(msgspec.Struct, frozen=True):
+    """A house (A6): its value 9..13, its components (each adding up to the value), its owners."""
+
+    value: int
+    components: tuple[tuple[str, ...], ...]
+    owners: tuple[int, ...]
+
+    @property
+    def cemented(self) -> bool:
+        return len(self.components) > 1
+
+    def cards(self) -> tuple[str, ...]:
+        return tuple(card for component in self.components for card in component)
+
+
+class LastDeal(msgspec.Struct, frozen=True):
+    """The account of the last finished deal (FORMAT.md ``last_deal``)."""
+
+    card_points: tuple[int, int]
+    sweeps: tuple[int, int]
+    leftover: tuple[str, ...]
+    leftover_to: int | None
+    baazi_winner: int | None
+
+
+class State(msgspec.Struct, frozen=True):
+    """Everything the rules need. ``loose`` holds the four face-down floor cards in phase ``bid``.
+
+    ``houses`` are kept in ascending order of value. ``window`` holds the cards of the
+    last capture while it may still be inspected (D), ``window_team`` the team that took them.
+    """
+
+    config: Config
+    chance: Chance = Chance()
+    phase: str = START
+    dealer: int = 0
+    bid: int | None = None
+    plays: int = 0
+    redeals: int = 0
+    deal_no: int = 0
+    hands: tuple[Hand, ...] = ((), (), (), ())
+    stock: tuple[str, ...] = STANDARD_PACK
+    loose: tuple[str, ...] = ()
+    houses: tuple[House, ...] = ()
+    piles: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+    sweeps: tuple[int, int] = (0, 0)
+    last_capture_team: int | None = None
+    window: tuple[str, ...] = ()
+    window_team: int | None = None
+    last_deal_points: tuple[int, int] | None = None
+    last_deal: LastDeal | None = None
+    difference: int = 0
+    baazis: tuple[int, int] = (0, 0)
+
+
+def initial(config: Config) -> State:
+    """The state before any event: the whole pack in the stock, nobody to act."""
+    return State(config=config)
+
+
+def actor(state: State) -> int | None:
+    """The seat the game waits for: the bidder in phase bid, seat d+n+1 after n plays (A5.7)."""
+    if state.phase == BID:
+        return (state.dealer + 1) % 4
+    if state.phase == PLAY:
+        return (state.dealer + state.plays + 1) % 4
+    return None
+
+
+def to_act(state: State) -> tuple[int, ...]:
+    seat = actor(state)
+    return () if seat is None else (seat,)
+
+
+def is_over(state: State) -> bool:
+    return state.phase == OVER
+
+
+def house_of(state: State, value: int) -> House | None:
+    """The house of ``value`` on the floor, if any (F1: at most one)."""
+    for house in state.houses:
+        if house.value == value:
+            return house
+    return None
+
+
+def outcome(state: State) -> list[int]:
+    """0 for the seats of the team with more baazis, 1 for the others; all 0 for a drawn match."""
+    first, second = state.baazis
+    if first == second:
+        return [0, 0, 0, 0]
+    winner = 0 if first > second else 1
+    return [0 if seat % 2 == winner else 1 for seat in range(4)]
