@@ -1,0 +1,226 @@
+"""One command, one table: ``python -m bench.run [--quick] [--only NAME...] [--json FILE]``.
+
+Progress goes to stderr, the table to stdout. ``--only`` takes probe names or
+prefixes (``all_fours``, ``rlcard``, ``submit.sqlite``); the anchors a selected
+probe is compared with are always measured with it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from bench.anchors import AggregateReplayProbe, EchoProbe, RLCardProbe
+from bench.engines import PlayoutProbe
+from bench.harness import Probe, Result, Settings, machine_facts, measure
+from bench.playout import MATCH_UNITS, SPECS
+from bench.report import Row, RowBuilder, Target, anchor_row, as_dict, compared_row, markdown, render
+from bench.rpc import SubmitProbe
+from bench.store_replay import StoreReplayProbe
+from bench.worst import ContractFinderProbe, SeepLegalWorstProbe
+
+GAMES = ("all_fours", "seep", "contract_rummy")
+ANCHOR_LABELS = {"rlcard.bridge": "RLCard bridge", "rlcard.gin-rummy": "RLCard gin-rummy"}
+
+
+@dataclass(frozen=True)
+class Entry:
+    probe: Callable[[], Probe]
+    rows: RowBuilder
+
+
+def _info_note(result: Result, keys: Sequence[str]) -> str:
+    return ", ".join(f"{key} {result.info[key]}" for key in keys if key in result.info)
+
+
+def _rlcard_rows(name: str, label: str) -> RowBuilder:
+    def rows(results: Mapping[str, Result]) -> list[Row]:
+        result = results[name]
+        note = _info_note(result, ["steps_per_game"])
+        return [anchor_row(f"anchor: {label}", result, "steps_per_s", "steps/s", note)]
+
+    return rows
+
+
+def _aggregate_rows(results: Mapping[str, Result]) -> list[Row]:
+    result = results["eventsourcing.aggregate"]
+    note = _info_note(result, ["log_length", "length_from"])
+    return [anchor_row("anchor: eventsourcing Aggregate get", result, "events_per_s", "events/s", note)]
+
+
+def _echo_rows(results: Mapping[str, Result]) -> list[Row]:
+    result = results["grpc.echo"]
+    return [
+        anchor_row("anchor: grpc.aio echo p50", result, "p50_us", "us"),
+        anchor_row("anchor: grpc.aio echo p99", result, "p99_us", "us"),
+        anchor_row("anchor: grpc.aio echo", result, "per_s", "calls/s"),
+    ]
+
+
+def _playout_rows(game_name: str) -> RowBuilder:
+    spec = SPECS[game_name]
+
+    def rows(results: Mapping[str, Result]) -> list[Row]:
+        result, anchor = results[f"{game_name}.playout"], results[spec.anchor]
+        label = ANCHOR_LABELS[spec.anchor]
+        note = _info_note(result, ["actions_per_match", "events_per_match", f"{spec.unit}_per_match"])
+        built = [
+            compared_row(
+                f"{game_name} actions", result, "actions_per_s", "actions/s", anchor, "steps_per_s", label,
+                Target(1.0), note,
+            ),
+            compared_row(f"{game_name} {spec.unit}", result, "units_per_s", f"{spec.unit}/s", anchor, "games_per_s",
+                         f"{label} games/s"),
+        ]
+        if spec.unit not in MATCH_UNITS:
+            built.append(compared_row(f"{game_name} matches", result, "matches_per_s", "matches/s", anchor,
+                                      "games_per_s", f"{label} games/s"))
+        return built
+
+    return rows
+
+
+def _worst_rows(name: str, label: str) -> RowBuilder:
+    def rows(results: Mapping[str, Result]) -> list[Row]:
+        result = results[name]
+        target = Target(0.5, at_least=False)
+        note = _info_note(result, ["position", "commands", "median_step_us", "p99_step_us", "max_step_us"])
+        return [
+            compared_row(f"{label} vs step", result, "worst_us", "us", result, "median_step_us",
+                         "median step", None, note),
+            compared_row(f"{label} vs unit", result, "worst_us", "us", result, "unit_us",
+                         "median whole " + str(result.info.get("unit", "unit")), target),
+        ]
+
+    return rows
+
+
+def _store_rows(results: Mapping[str, Result]) -> list[Row]:
+    result, anchor = results["store.replay"], results["eventsourcing.aggregate"]
+    note = _info_note(result, ["log", "store", "decode_fold_only_events_per_s"])
+    return [
+        compared_row("store replay (long log)", result, "events_per_s", "events/s", anchor, "events_per_s",
+                     "eventsourcing get", Target(3.0), note)
+    ]
+
+
+def _submit_rows(store: str, ceiling: float) -> RowBuilder:
+    def rows(results: Mapping[str, Result]) -> list[Row]:
+        result, echo = results[f"submit.{store}"], results["grpc.echo"]
+        note = _info_note(result, ["game", "server"])
+        return [
+            compared_row(f"SubmitCommand {store} p50", result, "p50_us", "us", echo, "p50_us", "echo p50",
+                         Target(ceiling, at_least=False), note),
+            compared_row(f"SubmitCommand {store} p99", result, "p99_us", "us", echo, "p99_us", "echo p99"),
+            compared_row(f"SubmitCommand {store}", result, "per_s", "calls/s", echo, "per_s", "echo calls/s"),
+        ]
+
+    return rows
+
+
+def catalogue() -> dict[str, Entry]:
+    """Every probe in table order (setups run in this order too)."""
+    entries: dict[str, Entry] = {
+        "rlcard.bridge": Entry(lambda: RLCardProbe("bridge"), _rlcard_rows("rlcard.bridge", "RLCard bridge")),
+        "rlcard.gin-rummy": Entry(
+            lambda: RLCardProbe("gin-rummy"), _rlcard_rows("rlcard.gin-rummy", "RLCard gin-rummy")
+        ),
+        "eventsourcing.aggregate": Entry(AggregateReplayProbe, _aggregate_rows),
+        "grpc.echo": Entry(EchoProbe, _echo_rows),
+    }
+    for game_name in GAMES:
+        entries[f"{game_name}.playout"] = Entry(
+            lambda game_name=game_name: PlayoutProbe(game_name), _playout_rows(game_name)  # type: ignore[misc]
+        )
+    entries["seep.legal_worst"] = Entry(SeepLegalWorstProbe, _worst_rows("seep.legal_worst", "seep worst legal"))
+    entries["contract_rummy.finder_worst"] = Entry(
+        ContractFinderProbe, _worst_rows("contract_rummy.finder_worst", "contract_rummy worst finder")
+    )
+    entries["store.replay"] = Entry(StoreReplayProbe, _store_rows)
+    entries["submit.memory"] = Entry(lambda: SubmitProbe("memory"), _submit_rows("memory", 1.5))
+    entries["submit.sqlite"] = Entry(lambda: SubmitProbe("sqlite"), _submit_rows("sqlite", 2.2))
+    return entries
+
+
+def select(entries: Mapping[str, Entry], only: Sequence[str] | None) -> list[Probe]:
+    """The probes named (by name, prefix or glob) and their anchors, in table order."""
+    probes = {name: entry.probe() for name, entry in entries.items()}
+    if not only:
+        return list(probes.values())
+
+    def wanted(name: str) -> bool:
+        return any(name == pattern or name.startswith(pattern) or fnmatch.fnmatch(name, pattern) for pattern in only)
+
+    chosen = {name for name in probes if wanted(name)}
+    if not chosen:
+        raise SystemExit(f"--only matched no probe; probes: {', '.join(probes)}")
+    for name in list(chosen):
+        chosen.update(probes[name].anchors)
+    return [probe for name, probe in probes.items() if name in chosen]
+
+
+def run(
+    settings: Settings, only: Sequence[str] | None = None, progress: Callable[[str], None] = lambda message: None
+) -> tuple[list[Row], dict[str, Result]]:
+    entries = catalogue()
+    probes = select(entries, only)
+    results = measure(probes, settings, progress)
+    rows: list[Row] = []
+    for name, entry in entries.items():
+        if name in results:
+            rows.extend(entry.rows(results))
+    return rows, results
+
+
+def report_json(rows: list[Row], results: Mapping[str, Result], facts: Mapping[str, Any],
+                settings: Settings) -> dict[str, Any]:
+    return {
+        "machine": dict(facts),
+        "settings": asdict(settings),
+        "rows": [as_dict(row) for row in rows],
+        "probes": {name: asdict(result) for name, result in results.items()},
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="short samples, 3 rounds (a smoke run)")
+    parser.add_argument("--only", nargs="+", metavar="NAME", help="probe names, prefixes or globs")
+    parser.add_argument("--json", type=Path, metavar="FILE", help="also write rows, samples and facts as JSON")
+    parser.add_argument("--markdown", type=Path, metavar="FILE", help="also write the table as markdown")
+    parser.add_argument("--repeats", type=int, help="rounds (default 5, quick 3)")
+    parser.add_argument("--budget", type=float, help="seconds of work per sample (default 1.0, quick 0.25)")
+    args = parser.parse_args(argv)
+
+    settings = Settings.quick() if args.quick else Settings()
+    if args.repeats is not None or args.budget is not None:
+        settings = Settings(
+            budget=args.budget if args.budget is not None else settings.budget,
+            repeats=args.repeats if args.repeats is not None else settings.repeats,
+            seed=settings.seed,
+        )
+    err = Console(stderr=True, highlight=False)
+    facts = machine_facts()
+    err.print(f"{facts['cpu']}, {facts['cores']} cores, {facts['python']}: "
+              f"{settings.repeats} rounds of {settings.budget:g} s per probe")
+    rows, results = run(settings, args.only, lambda message: err.print(message, style="dim"))
+    settings_line = (f"median of {settings.repeats} interleaved rounds, {settings.budget:g} s of work per sample; "
+                     "ratio = figure / anchor")
+    render(rows, facts, settings_line, Console(soft_wrap=False, width=200))
+    if args.json:
+        args.json.write_text(json.dumps(report_json(rows, results, facts, settings), indent=2, default=str) + "\n")
+    if args.markdown:
+        args.markdown.write_text(markdown(rows) + "\n")
+    return 1 if any(result.error for result in results.values()) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,109 @@
+"""Store replay: the long log read back from the service's event store, decoded and folded.
+
+The long log (bench/longlog.py) is written through ``service.store.EventStore``
+exactly as the service writes a game (``create`` with the start events, then one
+``append`` per command); a replay is ``EventStore.load`` (select, decode into the
+game's Event union) followed by ``engine.core.replay.fold`` from ``initial``.
+The figure is events per second of whole replays, on the in-memory store (the
+library's POPO recorder, as the anchor uses) and, for information, on SQLite.
+"""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from bench.harness import Context, Probe, Unavailable, timed_loop
+from bench.longlog import LongLog, long_log
+from bench.playout import load_game
+from engine.core.replay import fold
+
+
+def _store_module() -> Any:
+    try:
+        from service import store
+    except ImportError as error:
+        raise Unavailable(f"store not available (service.store: {error})") from error
+    return store
+
+
+class StoreReplayProbe(Probe):
+    """Whole replays of the long log from the store."""
+
+    anchors = ("eventsourcing.aggregate",)
+
+    def __init__(self, url: str = "memory:") -> None:
+        self.url = url
+        self.name = "store.replay" if url == "memory:" else "store.replay." + url.split(":", 1)[0]
+        self._tempdir: tempfile.TemporaryDirectory[str] | None = None
+        self._facts: dict[str, Any] = {}
+
+    def setup(self, ctx: Context) -> None:
+        store_module = _store_module()
+        log = long_log(ctx)
+        url = self.url
+        if url.startswith("sqlite"):
+            self._tempdir = tempfile.TemporaryDirectory(prefix="cardgames-bench-")
+            url = f"sqlite:///{Path(self._tempdir.name) / 'replay.sqlite'}"
+        self.store = store_module.EventStore.from_url(url)
+        self.game = load_game(log.game_name)
+        self.config = log.config
+        self.log = log
+        self.game_id = uuid.uuid4()
+        self._write(store_module, log)
+        _header, events = self.store.load(self.game_id, load_game)
+        state = fold(self.game, self.game.initial(self.config), events)
+        if len(events) != len(log.events) or state != log.final_state:
+            raise RuntimeError("the replayed long log does not fold to the state it was played to")
+        self._facts = {"log": log.describe(), "store": self.store.describe(), **self._breakdown()}
+
+    def _write(self, store_module: Any, log: LongLog) -> None:
+        players = getattr(self.config, "players", None) or self.game.DEFAULT_PLAYERS
+        header = store_module.Header(
+            game=log.game_name, players=players, config=msgspec.to_builtins(self.config),
+            token_hashes=tuple("0" * 64 for _ in range(players)),
+        )
+        sequence = self.store.create(self.game_id, header, log.events[: log.start_events])
+        for size in log.batches:
+            sequence = self.store.append(self.game_id, log.game_name, sequence, log.events[sequence: sequence + size])
+        if sequence != len(log.events):
+            raise RuntimeError("the long log's batches do not add up to its events")
+
+    def _replay(self) -> Any:
+        _header, events = self.store.load(self.game_id, load_game)
+        return fold(self.game, self.game.initial(self.config), events)
+
+    def _breakdown(self) -> dict[str, Any]:
+        """Where a replay's time goes: reading + decoding, and folding (medians of 5)."""
+        clock = time.perf_counter
+        load, fold_times = [], []
+        for _ in range(5):
+            start = clock()
+            _header, events = self.store.load(self.game_id, load_game)
+            middle = clock()
+            fold(self.game, self.game.initial(self.config), events)
+            load.append(middle - start)
+            fold_times.append(clock() - middle)
+        length = len(self.log.events)
+        return {
+            "load_decode_events_per_s": round(length / statistics.median(load)),
+            "fold_events_per_s": round(length / statistics.median(fold_times)),
+        }
+
+    def sample(self, ctx: Context) -> dict[str, float]:
+        elapsed, replays = timed_loop(ctx.settings.budget, self._replay)
+        return {"events_per_s": len(replays) * len(self.log.events) / elapsed}
+
+    def teardown(self, ctx: Context) -> None:
+        self.store.close()
+        if self._tempdir is not None:
+            self._tempdir.cleanup()
+
+    def info(self) -> dict[str, Any]:
+        return dict(self._facts)

@@ -1,0 +1,68 @@
+"""Smoke tests of the benchmark harness: it runs end to end with tiny samples.
+
+No speed is asserted here (speed is measured in bench/, never in tests): only that
+every probe either measures or says clearly why it cannot, that the table, the
+JSON and the markdown come out, and that --only selects a probe with its anchors.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bench.harness import Settings, latency_figures, percentile
+from bench.report import Target
+from bench.run import catalogue, main, run, select
+
+TINY = Settings(budget=0.001, repeats=1)
+
+
+def test_percentile_and_latency_figures() -> None:
+    values = [0.001 * n for n in range(1, 101)]
+    assert percentile(values, 0.5) == pytest.approx(0.050, abs=0.0011)
+    assert percentile(values, 0.99) == pytest.approx(0.099, abs=0.0011)
+    figures = latency_figures([0.001, 0.001, 0.002])
+    assert figures["p50_us"] == pytest.approx(1000)
+    assert figures["per_s"] == pytest.approx(3 / 0.004)
+
+
+def test_targets() -> None:
+    assert Target(1.0).met(1.2) and not Target(1.0).met(0.9)
+    assert Target(1.5, at_least=False).met(1.4) and not Target(1.5, at_least=False).met(1.6)
+    assert str(Target(2.2, at_least=False)) == "<= 2.2x"
+
+
+def test_only_selects_the_anchors_too() -> None:
+    names = [probe.name for probe in select(catalogue(), ["all_fours"])]
+    assert names == ["rlcard.bridge", "all_fours.playout"]
+    names = [probe.name for probe in select(catalogue(), ["submit.memory"])]
+    assert names == ["grpc.echo", "submit.memory"]
+
+
+def test_every_probe_measures_or_says_why(tmp_path: Path) -> None:
+    rows, results = run(TINY)
+    assert set(results) == set(catalogue())
+    for result in results.values():
+        assert result.error is None, f"{result.name}: {result.error}"
+        if result.ok:
+            assert result.medians and all(value > 0 for value in result.medians.values()), result.name
+        else:
+            assert result.unavailable
+    for row in rows:
+        assert row.verdict, row
+        assert (row.figure is None) == (row.verdict in ("not available", "error")), row
+
+
+def test_the_command_writes_table_json_and_markdown(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out_json, out_md = tmp_path / "bench.json", tmp_path / "bench.md"
+    code = main(["--only", "grpc.echo", "eventsourcing", "--budget", "0.001", "--repeats", "2",
+                 "--json", str(out_json), "--markdown", str(out_md)])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "grpc.aio echo p50" in printed and "cores" in printed
+    report = json.loads(out_json.read_text())
+    assert report["machine"]["cpu"] and report["machine"]["python"]
+    assert len(report["probes"]["grpc.echo"]["samples"]["p50_us"]) == 2
+    assert out_md.read_text().startswith("| name | figure |")
