@@ -1,0 +1,488 @@
+"""The application layer: games, seats, commands, views, logs and live fan-out (no gRPC here).
+
+Every game is reached through :func:`engine.core.registry.get_game`; nothing here knows a
+game's rules. A live game is cached in memory with its folded state and sequence, so a
+command costs one ``decide`` and one insert, not a replay. Per game, commands are applied
+one at a time (an ``asyncio.Lock``); the store's unique (game, sequence) key still guards
+against another process writing at the same sequence.
+
+Errors are :class:`ServiceError` subclasses, each with a stable ``reason`` (the string the
+gRPC layer puts in ``google.rpc.ErrorInfo.reason``); the rules' own refusals are
+:class:`Rejected`, whose reason is the FORMAT.md code in upper case. No error writes
+anything.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import re
+import secrets
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, ClassVar, TypeVar
+from uuid import UUID, uuid4
+
+import msgspec
+
+from engine.core.chance import ShuffleUnavailable
+from engine.core.commands import parse_command
+from engine.core.protocol import PUBLIC, GameRules, Malformed, OptionsError, Rejection, ScenarioError, Setup, Viewer
+from engine.core.registry import UnknownGame, get_game
+from engine.core.replay import fold, new_match
+from service.store import EventStore, GameNotFound, Header, StaleSequence
+
+T = TypeVar("T")
+SEED_HEX = re.compile(r"[0-9a-f]{64}")
+#: How many undelivered batches a watcher may fall behind before it re-reads the store.
+WATCH_QUEUE = 256
+
+
+# ---------------------------------------------------------------------------
+# Errors.
+
+
+class ServiceError(Exception):
+    """A request the service refuses; nothing was written."""
+
+    reason: ClassVar[str] = "SERVICE_ERROR"
+
+    def __init__(self, message: str, /, **metadata: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.metadata = metadata
+
+
+class InvalidRequest(ServiceError):
+    """A malformed request (a bad seed, sequence or game id). ``reason`` may be refined."""
+
+    reason = "INVALID_REQUEST"
+
+    def __init__(self, message: str, /, reason: str | None = None, **metadata: str) -> None:
+        super().__init__(message, **metadata)
+        if reason:
+            self.reason = reason  # type: ignore[misc]
+
+
+class UnknownGameError(ServiceError):
+    reason = "UNKNOWN_GAME"
+
+
+class InvalidOptions(ServiceError):
+    reason = "INVALID_OPTIONS"
+
+
+class GameNotFoundError(ServiceError):
+    reason = "GAME_NOT_FOUND"
+
+
+class MissingToken(ServiceError):
+    reason = "TOKEN_REQUIRED"
+
+
+class WrongToken(ServiceError):
+    reason = "TOKEN_INVALID"
+
+
+class StaleSequenceError(ServiceError):
+    reason = "STALE_SEQUENCE"
+
+
+class Rejected(ServiceError):
+    """The rules refused the command (FORMAT.md code, message, rule)."""
+
+    def __init__(self, rejection: Rejection) -> None:
+        code = rejection.code.value
+        super().__init__(rejection.message, code=code, rule=rejection.rule, message=rejection.message)
+        self.rejection = rejection
+        self.reason = code.upper()  # type: ignore[misc]
+
+
+# ---------------------------------------------------------------------------
+# Results.
+
+
+@dataclass(frozen=True)
+class Created:
+    game_id: str
+    game: str
+    seat_tokens: list[str]
+    sequence: int
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One event of the log as a viewer sees it."""
+
+    sequence: int
+    event: Any
+    redacted: bool
+
+
+@dataclass(frozen=True)
+class ViewResult:
+    game_id: str
+    game: str
+    sequence: int
+    seat: int | None
+    view: Any
+    to_act: tuple[int, ...]
+    over: bool
+
+
+@dataclass(frozen=True)
+class Accepted:
+    seat: int
+    sequence: int
+    entries: list[Entry]
+
+
+@dataclass(frozen=True)
+class LegalCommands:
+    sequence: int
+    seat: int
+    commands: list[Any]
+
+
+@dataclass(frozen=True)
+class LogResult:
+    sequence: int
+    entries: list[Entry]
+
+
+@dataclass(frozen=True)
+class WatchItem:
+    """A batch of events since the previous item (none in a fresh watch's first) and the view after."""
+
+    sequence: int
+    entries: list[Entry]
+    view: ViewResult
+
+
+# ---------------------------------------------------------------------------
+# Live games.
+
+
+@dataclass(eq=False)
+class _Subscriber:
+    queue: asyncio.Queue[tuple[int, int, Sequence[Any], Any]] = field(
+        default_factory=lambda: asyncio.Queue(WATCH_QUEUE)
+    )
+    lagged: bool = False
+
+
+@dataclass(eq=False)
+class _Live:
+    game_id: UUID
+    rules: GameRules
+    header: Header
+    state: Any
+    sequence: int
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    subscribers: set[_Subscriber] = field(default_factory=set)
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def shown(rules: GameRules, event: Any, viewer: Viewer, over: bool) -> tuple[Any, bool]:
+    """The event as ``viewer`` sees it and whether it was redacted (everything shows once over)."""
+    if over:
+        return event, False
+    audience = rules.audience(event)
+    if audience == PUBLIC or (viewer is not None and not isinstance(audience, str) and audience == viewer):
+        return event, False
+    return rules.redact(event, viewer), True
+
+
+def entries_for(rules: GameRules, first: int, events: Sequence[Any], viewer: Viewer, over: bool) -> list[Entry]:
+    return [Entry(first + index, *shown(rules, event, viewer, over)) for index, event in enumerate(events)]
+
+
+class Games:
+    """The games of one service process, on one event store."""
+
+    def __init__(self, store: EventStore, *, workers: int = 4) -> None:
+        self.store = store
+        self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="cardgames-store")
+        self._live: dict[UUID, _Live] = {}
+        self._loading: dict[UUID, asyncio.Lock] = {}
+
+    async def close(self) -> None:
+        self._executor.shutdown(wait=True)
+        self.store.close()
+
+    async def _run(self, function: Callable[..., T], *args: Any) -> T:
+        """Run a (synchronous) store call off the event loop."""
+        return await asyncio.get_running_loop().run_in_executor(self._executor, partial(function, *args))
+
+    # -- creating ------------------------------------------------------------------
+
+    async def create(
+        self,
+        game: str,
+        options: Mapping[str, Any] | None = None,
+        players: int | None = None,
+        *,
+        seed: str | None = None,
+        decks: Sequence[Sequence[str]] = (),
+        dealer: int | None = None,
+    ) -> Created:
+        """A new match: validated options, a seed from ``secrets`` unless given, one token per seat."""
+        rules = _rules(game)
+        try:
+            config = rules.make_config(dict(options or {}), players)
+        except OptionsError as error:
+            raise InvalidOptions(str(error), game=game) from error
+        seats = int(getattr(config, "players", None) or players or rules.DEFAULT_PLAYERS)
+        if seed is not None:
+            seed = seed.lower()
+            if not SEED_HEX.fullmatch(seed):
+                raise InvalidRequest("a seed is 32 bytes in hex (64 hex digits)", reason="INVALID_SEED")
+        else:
+            # Also with stacked decks: the seed then feeds the shuffles after them.
+            seed = secrets.token_hex(32)
+        if dealer is not None and not 0 <= dealer < seats:
+            raise InvalidRequest(f"dealer {dealer} is not a seat of {seats}", reason="INVALID_SETUP")
+        setup = Setup(seed=seed, decks=tuple(tuple(deck) for deck in decks), dealer=dealer)
+        try:
+            state, events = new_match(rules, config, setup)
+        except (ScenarioError, ShuffleUnavailable, ValueError) as error:
+            raise InvalidRequest(f"cannot start the match: {error}", reason="INVALID_SETUP") from error
+        tokens = [secrets.token_urlsafe(32) for _ in range(seats)]
+        header = Header(
+            game=game,
+            players=seats,
+            config=msgspec.to_builtins(config),
+            token_hashes=tuple(token_hash(token) for token in tokens),
+        )
+        game_id = uuid4()
+        sequence = await self._run(self.store.create, game_id, header, events)
+        self._live[game_id] = _Live(game_id, rules, header, state, sequence)
+        return Created(str(game_id), game, tokens, sequence)
+
+    # -- finding a game and a seat --------------------------------------------------
+
+    async def _get(self, game_id: str) -> _Live:
+        key = _game_uuid(game_id)
+        live = self._live.get(key)
+        if live is not None:
+            return live
+        lock = self._loading.setdefault(key, asyncio.Lock())
+        async with lock:
+            live = self._live.get(key)
+            if live is None:
+                try:
+                    header, events = await self._run(self.store.load, key, _rules_of_stored)
+                except GameNotFound as error:
+                    raise GameNotFoundError(str(error), game_id=game_id) from error
+                rules = get_game(header.game)
+                config = msgspec.convert(header.config, rules.Config)
+                live = _Live(key, rules, header, fold(rules, rules.initial(config), events), len(events))
+                self._live[key] = live
+        self._loading.pop(key, None)
+        return live
+
+    @staticmethod
+    def _seat(live: _Live, token: str | None, *, required: bool) -> int | None:
+        """The seat a token belongs to; None for a spectator (no token) where that is allowed."""
+        if not token:
+            if required:
+                raise MissingToken("this call acts for a seat: send its token in the cardgames-token metadata")
+            return None
+        digest = token_hash(token)
+        seat = None
+        for index, known in enumerate(live.header.token_hashes):
+            if hmac.compare_digest(known, digest):
+                seat = index
+        if seat is None:
+            raise WrongToken("the token is not a seat token of this game")
+        return seat
+
+    def _view(self, live: _Live, state: Any, sequence: int, viewer: Viewer) -> ViewResult:
+        rules = live.rules
+        return ViewResult(
+            game_id=str(live.game_id),
+            game=live.header.game,
+            sequence=sequence,
+            seat=viewer,
+            view=rules.view(state, viewer),
+            to_act=tuple(rules.to_act(state)),
+            over=rules.is_over(state),
+        )
+
+    # -- commands ------------------------------------------------------------------
+
+    async def submit(
+        self,
+        game_id: str,
+        token: str | None,
+        command: Mapping[str, Any] | Malformed,
+        expected_sequence: int | None = None,
+    ) -> Accepted:
+        """Apply one command for the token's seat; raises a ServiceError (nothing written) otherwise."""
+        live = await self._get(game_id)
+        seat = self._seat(live, token, required=True)
+        assert seat is not None
+        rules = live.rules
+        async with live.lock:
+            if expected_sequence is not None and expected_sequence != live.sequence:
+                raise _stale(live, expected_sequence)
+            parsed = command if isinstance(command, Malformed) else parse_command(rules, command)
+            outcome = rules.decide(live.state, seat, parsed)
+            if isinstance(outcome, Rejection):
+                raise Rejected(outcome)
+            events = list(outcome)
+            state = fold(rules, live.state, events)
+            first = live.sequence + 1
+            try:
+                sequence = await self._run(self.store.append, live.game_id, live.header.game, live.sequence, events)
+            except StaleSequence:
+                await self._catch_up(live)  # another process wrote first: reload what it wrote
+                raise _stale(live, live.sequence if expected_sequence is None else expected_sequence) from None
+            live.state, live.sequence = state, sequence
+            self._publish(live, first, events)
+        return Accepted(seat, sequence, entries_for(rules, first, events, seat, rules.is_over(state)))
+
+    async def _catch_up(self, live: _Live) -> None:
+        """Fold and publish events another writer added after our cached sequence (lock held)."""
+        events = await self._run(self.store.events, live.game_id, live.rules, live.sequence)
+        if events:
+            first = live.sequence + 1
+            live.state = fold(live.rules, live.state, events)
+            live.sequence += len(events)
+            self._publish(live, first, events)
+
+    def _publish(self, live: _Live, first: int, events: Sequence[Any]) -> None:
+        if not events:
+            return
+        item = (first, live.sequence, events, live.state)
+        for subscriber in live.subscribers:
+            try:
+                subscriber.queue.put_nowait(item)
+            except asyncio.QueueFull:
+                subscriber.lagged = True
+
+    async def legal_commands(self, game_id: str, token: str | None) -> LegalCommands:
+        live = await self._get(game_id)
+        seat = self._seat(live, token, required=True)
+        assert seat is not None
+        return LegalCommands(live.sequence, seat, list(live.rules.legal_commands(live.state, seat)))
+
+    # -- reading -------------------------------------------------------------------
+
+    async def view(self, game_id: str, token: str | None, sequence: int | None = None) -> ViewResult:
+        """The caller's view at the latest sequence, or at ``sequence`` (the log's prefix folded)."""
+        live = await self._get(game_id)
+        viewer = self._seat(live, token, required=False)
+        current, state = live.sequence, live.state
+        if sequence is None or sequence == current:
+            return self._view(live, state, current, viewer)
+        if not 1 <= sequence <= current:
+            raise InvalidRequest(f"sequence {sequence} is not in 1..{current}", reason="INVALID_SEQUENCE")
+        events = await self._run(self.store.events, live.game_id, live.rules, 0, sequence)
+        config = msgspec.convert(live.header.config, live.rules.Config)
+        return self._view(live, fold(live.rules, live.rules.initial(config), events), sequence, viewer)
+
+    async def log(self, game_id: str, token: str | None, after: int = 0, limit: int = 0) -> LogResult:
+        """The events after ``after`` as the caller may see them (all of them once the match is over)."""
+        live = await self._get(game_id)
+        viewer = self._seat(live, token, required=False)
+        current, over = live.sequence, live.rules.is_over(live.state)
+        if after < 0 or limit < 0:
+            raise InvalidRequest("after_sequence and limit are not negative", reason="INVALID_SEQUENCE")
+        upto = current if limit == 0 else min(current, after + limit)
+        events = await self._run(self.store.events, live.game_id, live.rules, after, upto) if after < upto else []
+        return LogResult(current, entries_for(live.rules, after + 1, events, viewer, over))
+
+    async def watch(self, game_id: str, token: str | None, after: int | None = None) -> AsyncIterator[WatchItem]:
+        """The caller's view, then each new batch of events with the view after it.
+
+        With ``after``, the first item carries every event after that sequence (read from the
+        store), so a watcher that reconnects misses nothing and sees nothing twice. The stream
+        ends after the item in which the match is over.
+        """
+        live = await self._get(game_id)
+        viewer = self._seat(live, token, required=False)
+        if after is not None and not 0 <= after <= live.sequence:
+            raise InvalidRequest(f"after_sequence {after} is not in 0..{live.sequence}", reason="INVALID_SEQUENCE")
+        subscriber = _Subscriber()
+        live.subscribers.add(subscriber)  # now, with the current state: nothing falls in between
+        return self._watch(live, viewer, after, subscriber, live.sequence, live.state)
+
+    async def _watch(
+        self, live: _Live, viewer: Viewer, after: int | None, subscriber: _Subscriber, current: int, state: Any
+    ) -> AsyncIterator[WatchItem]:
+        rules = live.rules
+        try:
+            if after is None:
+                item = WatchItem(current, [], self._view(live, state, current, viewer))
+            else:
+                item = await self._read_since(live, viewer, after, current, state)
+            yield item
+            last = item.sequence
+            if item.view.over:
+                return
+            while True:
+                if subscriber.lagged:  # its queue overflowed: read what it missed from the store
+                    subscriber.lagged = False
+                    item = await self._read_since(live, viewer, last, live.sequence, live.state)
+                    if item.entries:
+                        yield item
+                    last = item.sequence
+                    if item.view.over:
+                        return
+                    continue
+                first, sequence, events, state = await subscriber.queue.get()
+                if sequence <= last:
+                    continue  # already delivered by a read of the store
+                over = rules.is_over(state)
+                start = max(first, last + 1)
+                yield WatchItem(
+                    sequence,
+                    entries_for(rules, start, events[start - first :], viewer, over),
+                    self._view(live, state, sequence, viewer),
+                )
+                last = sequence
+                if over:
+                    return
+        finally:
+            live.subscribers.discard(subscriber)
+
+    async def _read_since(self, live: _Live, viewer: Viewer, last: int, current: int, state: Any) -> WatchItem:
+        """The events in (last, current] read from the store, and the view at ``current`` (``state``)."""
+        events = await self._run(self.store.events, live.game_id, live.rules, last, current) if last < current else []
+        over = live.rules.is_over(state)
+        return WatchItem(
+            current, entries_for(live.rules, last + 1, events, viewer, over), self._view(live, state, current, viewer)
+        )
+
+
+def _stale(live: _Live, expected: int) -> StaleSequenceError:
+    return StaleSequenceError(
+        f"expected sequence {expected}, but the game is at {live.sequence}: fetch the view and retry",
+        expected=str(expected),
+        sequence=str(live.sequence),
+    )
+
+
+def _rules(game: str) -> GameRules:
+    try:
+        return get_game(game)
+    except (UnknownGame, ModuleNotFoundError) as error:
+        raise UnknownGameError(f"unknown game {game!r}", game=game) from error
+
+
+def _rules_of_stored(name: str) -> GameRules:
+    return get_game(name)
+
+
+def _game_uuid(game_id: str) -> UUID:
+    try:
+        return UUID(game_id)
+    except (ValueError, TypeError, AttributeError) as error:
+        raise InvalidRequest(f"not a game id: {game_id!r}", reason="INVALID_GAME_ID") from error
