@@ -19,7 +19,7 @@ import hashlib
 import hmac
 import re
 import secrets
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
@@ -135,6 +135,7 @@ class ViewResult:
 
 @dataclass(frozen=True)
 class Accepted:
+    game: str
     seat: int
     sequence: int
     entries: list[Entry]
@@ -142,6 +143,7 @@ class Accepted:
 
 @dataclass(frozen=True)
 class LegalCommands:
+    game: str
     sequence: int
     seat: int
     commands: list[Any]
@@ -149,6 +151,7 @@ class LegalCommands:
 
 @dataclass(frozen=True)
 class LogResult:
+    game: str
     sequence: int
     entries: list[Entry]
 
@@ -323,12 +326,20 @@ class Games:
         token: str | None,
         command: Mapping[str, Any] | Malformed,
         expected_sequence: int | None = None,
+        *,
+        for_game: str | None = None,
     ) -> Accepted:
-        """Apply one command for the token's seat; raises a ServiceError (nothing written) otherwise."""
+        """Apply one command for the token's seat; raises a ServiceError (nothing written) otherwise.
+
+        ``for_game`` is the game the command was written for (the wire's oneof): another game's
+        command is malformed here.
+        """
         live = await self._get(game_id)
         seat = self._seat(live, token, required=True)
         assert seat is not None
         rules = live.rules
+        if for_game is not None and for_game != live.header.game and not isinstance(command, Malformed):
+            command = Malformed(f"a {for_game} command sent to a {live.header.game} game", type=command.get("type"))
         async with live.lock:
             if expected_sequence is not None and expected_sequence != live.sequence:
                 raise _stale(live, expected_sequence)
@@ -346,7 +357,7 @@ class Games:
                 raise _stale(live, live.sequence if expected_sequence is None else expected_sequence) from None
             live.state, live.sequence = state, sequence
             self._publish(live, first, events)
-        return Accepted(seat, sequence, entries_for(rules, first, events, seat, rules.is_over(state)))
+        return Accepted(live.header.game, seat, sequence, entries_for(rules, first, events, seat, rules.is_over(state)))
 
     async def _catch_up(self, live: _Live) -> None:
         """Fold and publish events another writer added after our cached sequence (lock held)."""
@@ -371,7 +382,7 @@ class Games:
         live = await self._get(game_id)
         seat = self._seat(live, token, required=True)
         assert seat is not None
-        return LegalCommands(live.sequence, seat, list(live.rules.legal_commands(live.state, seat)))
+        return LegalCommands(live.header.game, live.sequence, seat, list(live.rules.legal_commands(live.state, seat)))
 
     # -- reading -------------------------------------------------------------------
 
@@ -397,9 +408,9 @@ class Games:
             raise InvalidRequest("after_sequence and limit are not negative", reason="INVALID_SEQUENCE")
         upto = current if limit == 0 else min(current, after + limit)
         events = await self._run(self.store.events, live.game_id, live.rules, after, upto) if after < upto else []
-        return LogResult(current, entries_for(live.rules, after + 1, events, viewer, over))
+        return LogResult(live.header.game, current, entries_for(live.rules, after + 1, events, viewer, over))
 
-    async def watch(self, game_id: str, token: str | None, after: int | None = None) -> AsyncIterator[WatchItem]:
+    async def watch(self, game_id: str, token: str | None, after: int | None = None) -> AsyncGenerator[WatchItem, None]:
         """The caller's view, then each new batch of events with the view after it.
 
         With ``after``, the first item carries every event after that sequence (read from the
@@ -416,7 +427,7 @@ class Games:
 
     async def _watch(
         self, live: _Live, viewer: Viewer, after: int | None, subscriber: _Subscriber, current: int, state: Any
-    ) -> AsyncIterator[WatchItem]:
+    ) -> AsyncGenerator[WatchItem, None]:
         rules = live.rules
         try:
             if after is None:

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import cache
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
@@ -52,7 +52,7 @@ Event = game_service_pb2.Event
 Options = game_service_pb2.Options
 View = game_service_pb2.View
 
-GAME_ONEOF = "game"
+GAME_ONEOF: Final = "game"
 TAG = "type"
 
 _MESSAGE = FieldDescriptor.TYPE_MESSAGE
@@ -132,7 +132,7 @@ def _enum_text(field: FieldT, number: int) -> str | None:
     enum = field.enum_type
     entry = enum.values_by_number.get(number)
     if entry is None:
-        return None
+        raise WireError(f"{field.full_name}: unknown enum number {number}")
     return str(entry.name[len(_enum_prefix(enum)) :].lower())
 
 

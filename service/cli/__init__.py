@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from service.cli import conformance
+from service.cli import conformance, serve
 
 app = typer.Typer(
     name="cardgames",
@@ -20,6 +20,7 @@ def _root() -> None:
 
 
 app.command("conformance")(conformance.conformance_command)
+app.command("serve")(serve.serve_command)
 
 
 def main() -> None:

@@ -1,0 +1,255 @@
+"""The GameService over gRPC: requests to the application layer, results to messages.
+
+Authentication: a seat's token goes in the call metadata under ``cardgames-token``.
+Without it the caller is a spectator (GetView, Watch, GetLog show the public view);
+SubmitCommand and ListLegalCommands need it.
+
+Errors are rich: the status carries a ``google.rpc.Status`` (grpcio-status) whose details
+hold a ``google.rpc.ErrorInfo`` with domain ``cardgames``, ``reason`` an UPPER_SNAKE_CASE
+constant and ``metadata`` with what else is known; a rules rejection also carries a
+``cardgames.v1.Rejection``. The reasons and their gRPC codes:
+
+=====================  ===================  ===============================================
+reason                 gRPC code            when
+=====================  ===================  ===============================================
+GAME_OVER              FAILED_PRECONDITION  the match has ended (FORMAT.md ``game_over``)
+NOT_YOUR_TURN          FAILED_PRECONDITION  FORMAT.md ``not_your_turn``
+ILLEGAL_MOVE           FAILED_PRECONDITION  FORMAT.md ``illegal_move``
+INVALID_COMMAND        INVALID_ARGUMENT     FORMAT.md ``invalid_command`` (also: no command,
+                                            another game's command)
+UNKNOWN_GAME           INVALID_ARGUMENT     CreateGame names no known game
+INVALID_OPTIONS        INVALID_ARGUMENT     unknown option values, a bad player count,
+                                            another game's options
+INVALID_SEED           INVALID_ARGUMENT     a seed that is not 64 hex digits
+INVALID_SETUP          INVALID_ARGUMENT     stacked decks or dealer the game cannot start from
+INVALID_SEQUENCE       INVALID_ARGUMENT     a sequence outside the log
+INVALID_GAME_ID        INVALID_ARGUMENT     a game id that is not a UUID
+GAME_NOT_FOUND         NOT_FOUND            no game with that id
+TOKEN_REQUIRED         UNAUTHENTICATED      the call acts for a seat and has no token
+TOKEN_INVALID          PERMISSION_DENIED    the token is not a seat token of the game
+STALE_SEQUENCE         ABORTED              expected_sequence is not the latest (retry)
+=====================  ===================  ===============================================
+
+For a rejection, ``metadata`` holds ``code`` (the FORMAT.md code as written there),
+``rule`` and ``message``; for STALE_SEQUENCE, ``expected`` and ``sequence`` (the latest).
+No refused call writes anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import aclosing
+from functools import wraps
+from typing import Any, TypeVar
+
+import grpc
+import msgspec
+from cardgames import wire
+from cardgames.v1 import common_pb2, game_service_pb2, game_service_pb2_grpc
+from google.protobuf import any_pb2
+from google.rpc import code_pb2, error_details_pb2, status_pb2
+from grpc_status import rpc_status
+
+from engine.core.protocol import Malformed
+from service.games import (
+    Entry,
+    GameNotFoundError,
+    Games,
+    InvalidOptions,
+    InvalidRequest,
+    MissingToken,
+    Rejected,
+    ServiceError,
+    StaleSequenceError,
+    UnknownGameError,
+    ViewResult,
+    WrongToken,
+)
+
+TOKEN_METADATA = "cardgames-token"
+DOMAIN = "cardgames"
+SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
+
+R = TypeVar("R")
+
+_CODES: dict[type[ServiceError], int] = {
+    UnknownGameError: code_pb2.INVALID_ARGUMENT,
+    InvalidOptions: code_pb2.INVALID_ARGUMENT,
+    InvalidRequest: code_pb2.INVALID_ARGUMENT,
+    GameNotFoundError: code_pb2.NOT_FOUND,
+    MissingToken: code_pb2.UNAUTHENTICATED,
+    WrongToken: code_pb2.PERMISSION_DENIED,
+    StaleSequenceError: code_pb2.ABORTED,
+}
+_REJECTION_CODES = {"INVALID_COMMAND": code_pb2.INVALID_ARGUMENT}
+
+
+def error_status(error: ServiceError) -> grpc.Status:
+    """The rich status of a refused call: ErrorInfo (and the Rejection of a rules refusal)."""
+    if isinstance(error, Rejected):
+        code = _REJECTION_CODES.get(error.reason, code_pb2.FAILED_PRECONDITION)
+    else:
+        code = next((c for kind, c in _CODES.items() if isinstance(error, kind)), code_pb2.INVALID_ARGUMENT)
+    details = [error_details_pb2.ErrorInfo(reason=error.reason, domain=DOMAIN, metadata=error.metadata)]
+    if isinstance(error, Rejected):
+        rejection = error.rejection
+        details.append(
+            wire.to_message(
+                common_pb2.Rejection,
+                {"code": rejection.code.value, "reason": rejection.code.value,
+                 "message": rejection.message, "rule": rejection.rule},
+            )
+        )
+    packed = []
+    for detail in details:
+        any_detail = any_pb2.Any()
+        any_detail.Pack(detail)
+        packed.append(any_detail)
+    return rpc_status.to_status(status_pb2.Status(code=code, message=error.message, details=packed))
+
+
+def _token(context: grpc.aio.ServicerContext) -> str | None:
+    for key, value in context.invocation_metadata() or ():
+        if key == TOKEN_METADATA:
+            return value if isinstance(value, str) else value.decode("utf-8", "replace")
+    return None
+
+
+def _unary(
+    method: Callable[[Any, Any, grpc.aio.ServicerContext], Awaitable[R]],
+) -> Callable[[Any, Any, grpc.aio.ServicerContext], Awaitable[R]]:
+    @wraps(method)
+    async def handler(self: Any, request: Any, context: grpc.aio.ServicerContext) -> R:
+        try:
+            return await method(self, request, context)
+        except ServiceError as error:
+            await context.abort_with_status(error_status(error))
+            raise  # abort raises; this line is never reached
+
+    return handler
+
+
+def view_message(result: ViewResult) -> game_service_pb2.View:
+    return wire.wrap_view(
+        result.game,
+        msgspec.to_builtins(result.view),
+        game_id=result.game_id,
+        sequence=result.sequence,
+        seat=result.seat,
+        to_act=result.to_act,
+        over=result.over,
+    )
+
+
+def entry_messages(game: str, entries: list[Entry]) -> list[game_service_pb2.LogEntry]:
+    return [
+        game_service_pb2.LogEntry(
+            sequence=entry.sequence,
+            event=wire.wrap_event(game, msgspec.to_builtins(entry.event)),
+            redacted=entry.redacted,
+        )
+        for entry in entries
+    ]
+
+
+def command_data(command: game_service_pb2.Command) -> tuple[str | None, Mapping[str, Any] | Malformed]:
+    """The game a command names and its FORMAT.md data, or Malformed when it says nothing."""
+    game = command.WhichOneof("game")
+    if game is None:
+        return None, Malformed("the request has no command")
+    try:
+        data = wire.from_message(getattr(command, game))
+    except wire.WireError as error:
+        return game, Malformed(f"malformed command: {error}")
+    if not isinstance(data, Mapping):
+        return game, Malformed("the command names no type")
+    return game, data
+
+
+class GameServiceApi(game_service_pb2_grpc.GameServiceServicer):
+    """The GameService RPCs on an application layer."""
+
+    def __init__(self, games: Games) -> None:
+        self.games = games
+
+    @_unary
+    async def CreateGame(
+        self, request: game_service_pb2.CreateGameRequest, context: grpc.aio.ServicerContext
+    ) -> game_service_pb2.CreateGameResponse:
+        options: dict[str, Any] = {}
+        if request.HasField("options") and request.options.WhichOneof("game") is not None:
+            named = request.options.WhichOneof("game")
+            if named != request.game:
+                raise InvalidOptions(f"options for {named!r} given to a {request.game!r} game", game=request.game)
+            try:
+                options = wire.options_dict(request.options)
+            except wire.WireError as error:
+                raise InvalidOptions(f"invalid options: {error}", game=request.game) from error
+        created = await self.games.create(
+            request.game,
+            options,
+            request.players if request.HasField("players") else None,
+            seed=request.seed if request.HasField("seed") else None,
+            decks=[list(deck.cards) for deck in request.decks],
+            dealer=request.dealer if request.HasField("dealer") else None,
+        )
+        return game_service_pb2.CreateGameResponse(
+            game_id=created.game_id, seat_tokens=created.seat_tokens, sequence=created.sequence
+        )
+
+    @_unary
+    async def GetView(
+        self, request: game_service_pb2.GetViewRequest, context: grpc.aio.ServicerContext
+    ) -> game_service_pb2.GetViewResponse:
+        sequence = request.sequence if request.HasField("sequence") else None
+        result = await self.games.view(request.game_id, _token(context), sequence)
+        return game_service_pb2.GetViewResponse(view=view_message(result))
+
+    @_unary
+    async def ListLegalCommands(
+        self, request: game_service_pb2.ListLegalCommandsRequest, context: grpc.aio.ServicerContext
+    ) -> game_service_pb2.ListLegalCommandsResponse:
+        result = await self.games.legal_commands(request.game_id, _token(context))
+        game = result.game
+        return game_service_pb2.ListLegalCommandsResponse(
+            sequence=result.sequence,
+            seat=result.seat,
+            commands=[wire.wrap_command(game, msgspec.to_builtins(command)) for command in result.commands],
+        )
+
+    @_unary
+    async def SubmitCommand(
+        self, request: game_service_pb2.SubmitCommandRequest, context: grpc.aio.ServicerContext
+    ) -> game_service_pb2.SubmitCommandResponse:
+        game, command = command_data(request.command)
+        expected = request.expected_sequence if request.HasField("expected_sequence") else None
+        accepted = await self.games.submit(request.game_id, _token(context), command, expected, for_game=game)
+        return game_service_pb2.SubmitCommandResponse(
+            sequence=accepted.sequence, events=entry_messages(accepted.game, accepted.entries)
+        )
+
+    async def Watch(
+        self, request: game_service_pb2.WatchRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[game_service_pb2.WatchResponse]:
+        after = request.after_sequence if request.HasField("after_sequence") else None
+        try:
+            items = await self.games.watch(request.game_id, _token(context), after)
+        except ServiceError as error:
+            await context.abort_with_status(error_status(error))
+            return
+        async with aclosing(items):
+            async for item in items:
+                yield game_service_pb2.WatchResponse(
+                    sequence=item.sequence,
+                    events=entry_messages(item.view.game, item.entries),
+                    view=view_message(item.view),
+                )
+
+    @_unary
+    async def GetLog(
+        self, request: game_service_pb2.GetLogRequest, context: grpc.aio.ServicerContext
+    ) -> game_service_pb2.GetLogResponse:
+        result = await self.games.log(request.game_id, _token(context), request.after_sequence, request.limit)
+        return game_service_pb2.GetLogResponse(
+            sequence=result.sequence, events=entry_messages(result.game, result.entries)
+        )

@@ -1,0 +1,72 @@
+"""The gRPC server: GameService, health (grpc.health.v1) and reflection, on grpc.aio."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import grpc
+from cardgames.v1 import game_service_pb2_grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from service.games import Games
+from service.grpc_api import SERVICE_NAME, GameServiceApi
+from service.store import EventStore
+
+DEFAULT_ADDRESS = "127.0.0.1:50051"
+
+
+@dataclass
+class Running:
+    """A started server: its bound port (useful with port 0), the app layer, the health servicer."""
+
+    server: grpc.aio.Server
+    port: int
+    games: Games
+    health: health.aio.HealthServicer
+
+    async def stop(self, grace: float | None = 1.0) -> None:
+        await self.health.enter_graceful_shutdown()
+        await self.server.stop(grace)
+        await self.games.close()
+
+
+async def start(address: str = DEFAULT_ADDRESS, store: EventStore | None = None) -> Running:
+    """Start serving on ``address`` (``host:0`` picks a free port) with ``store`` (default: from the env)."""
+    games = Games(store if store is not None else EventStore.from_url())
+    server = grpc.aio.server()
+    game_service_pb2_grpc.add_GameServiceServicer_to_server(GameServiceApi(games), server)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection(
+        (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+    )
+    port = server.add_insecure_port(address)
+    if port == 0:
+        await games.close()
+        raise OSError(f"cannot listen on {address}")
+    await server.start()
+    for name in ("", SERVICE_NAME):
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    return Running(server, port, games, health_servicer)
+
+
+async def serve(address: str, store: EventStore, announce: Callable[[str], None] = print) -> None:
+    """Serve until SIGINT or SIGTERM, then stop gracefully."""
+    running = await start(address, store)
+    host = address.rsplit(":", 1)[0]
+    announce(f"cardgames: serving GameService on {host}:{running.port} (store: {store.describe()})")
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(signum, stopping.set)
+    try:
+        await stopping.wait()
+    finally:
+        announce("cardgames: stopping")
+        await running.stop()
