@@ -1,25 +1,147 @@
-"""SubmitCommand round trips over localhost, with the in-memory and the SQLite store."""
+"""SubmitCommand round trips over localhost, with the in-memory and the SQLite store.
+
+The server is the service's own (``service.server.start`` on 127.0.0.1:0, in this
+process, on the same event loop as the client, exactly like the echo anchor). A
+match is created over gRPC with a seed, and the benchmark mirrors it locally with
+the engine (same seed, same ``new_match``) to pick a random legal command for the
+seat to act; only the SubmitCommand call itself is timed (with
+``expected_sequence`` set, as a careful client sends it). A finished match is
+replaced by a new one, untimed. Every response's sequence is checked against the
+local mirror, so a figure always comes from accepted commands.
+"""
 
 from __future__ import annotations
 
 import importlib
+import random
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
 
-from bench.harness import Context, Probe, Unavailable
+import msgspec
+
+from bench.harness import Context, Probe, Unavailable, latency_figures
+from bench.playout import load_game
+from engine.core.protocol import Rejection, Setup
+from engine.core.replay import apply, new_match
+
+#: The game whose commands are submitted: the first one available.
+GAME_ORDER = ("all_fours", "seep", "contract_rummy")
+
+
+def _import(name: str) -> Any:
+    try:
+        return importlib.import_module(name)
+    except ImportError as error:
+        raise Unavailable(f"service not available ({name}: {error})") from error
 
 
 class SubmitProbe(Probe):
     anchors = ("grpc.echo",)
 
     def __init__(self, store: str) -> None:
-        self.store = store
+        self.store_kind = store
         self.name = f"submit.{store}"
+        self._tempdir: tempfile.TemporaryDirectory[str] | None = None
+        self._facts: dict[str, Any] = {}
+        self.running: Any = None
 
     def setup(self, ctx: Context) -> None:
-        try:
-            importlib.import_module("service.server")
-        except ImportError as error:
-            raise Unavailable(f"service not available (service.server: {error})") from error
-        raise Unavailable("service.server landed: the SubmitCommand probe is not wired yet")
+        server = _import("service.server")
+        store_module = _import("service.store")
+        self.wire = _import("cardgames.wire")
+        self.pb = _import("cardgames.v1.game_service_pb2")
+        grpc_stubs = _import("cardgames.v1.game_service_pb2_grpc")
+        self.game_name, self.game = self._pick_game()
+        if self.store_kind == "sqlite":
+            self._tempdir = tempfile.TemporaryDirectory(prefix="cardgames-bench-")
+            url = f"sqlite:///{Path(self._tempdir.name) / 'service.sqlite'}"
+        else:
+            url = "memory:"
+        store = store_module.EventStore.from_url(url)
+        self.rng = random.Random(ctx.settings.seed)
+        self.config = self.game.make_config({}, None)
+        ctx.run(self._start(server, store, grpc_stubs))
+        self._facts = {"game": self.game_name, "server": f"service.server.start, store {store.describe()}"}
+
+    def _pick_game(self) -> tuple[str, Any]:
+        reasons = []
+        for name in GAME_ORDER:
+            try:
+                return name, load_game(name)
+            except Unavailable as why:
+                reasons.append(str(why))
+        raise Unavailable("no game to submit commands to: " + "; ".join(reasons))
+
+    async def _start(self, server: Any, store: Any, grpc_stubs: Any) -> None:
+        import grpc
+
+        self.running = await server.start("127.0.0.1:0", store)
+        self.channel = grpc.aio.insecure_channel(f"127.0.0.1:{self.running.port}")
+        await self.channel.channel_ready()
+        self.stub = grpc_stubs.GameServiceStub(self.channel)
+        await self._new_match()
+        await self._round_trip()  # warm up
+
+    async def _new_match(self) -> None:
+        seed = self.rng.randbytes(32).hex()
+        created = await self.stub.CreateGame(self.pb.CreateGameRequest(game=self.game_name, seed=seed))
+        self.game_id = created.game_id
+        self.tokens = [(("cardgames-token", token),) for token in created.seat_tokens]
+        self.state, events = new_match(self.game, self.config, Setup(seed=seed))
+        self.sequence = len(events)
+        if created.sequence != self.sequence:
+            raise RuntimeError(f"the service started the match at sequence {created.sequence}, "
+                               f"the local mirror at {self.sequence}")
+
+    async def _round_trip(self) -> float:
+        """One timed SubmitCommand of a random legal command; the mirror follows untimed."""
+        game, choice = self.game, self.rng.choice
+        if game.is_over(self.state):
+            await self._new_match()
+        seats = game.to_act(self.state)
+        seat = seats[0] if len(seats) == 1 else choice(seats)
+        command = choice(game.legal_commands(self.state, seat))
+        request = self.pb.SubmitCommandRequest(
+            game_id=self.game_id,
+            command=self.wire.wrap_command(self.game_name, msgspec.to_builtins(command)),
+            expected_sequence=self.sequence,
+        )
+        call, metadata = self.stub.SubmitCommand, self.tokens[seat]
+        before = time.perf_counter()
+        response = await call(request, metadata=metadata)
+        elapsed = time.perf_counter() - before
+        outcome = apply(game, self.state, seat, command)
+        if isinstance(outcome, Rejection):
+            raise RuntimeError(f"the local mirror rejected a legal command: {outcome}")
+        self.state, events = outcome
+        self.sequence += len(events)
+        if response.sequence != self.sequence:
+            raise RuntimeError(f"the service is at sequence {response.sequence}, the local mirror at {self.sequence}")
+        return elapsed
+
+    async def _round_trips(self, budget: float) -> list[float]:
+        latencies: list[float] = []
+        spent = 0.0
+        while spent < budget or not latencies:
+            latency = await self._round_trip()
+            latencies.append(latency)
+            spent += latency
+        return latencies
 
     def sample(self, ctx: Context) -> dict[str, float]:
-        raise NotImplementedError
+        return latency_figures(ctx.run(self._round_trips(ctx.settings.budget)))
+
+    def teardown(self, ctx: Context) -> None:
+        if self.running is not None:
+            ctx.run(self._stop())
+        if self._tempdir is not None:
+            self._tempdir.cleanup()
+
+    async def _stop(self) -> None:
+        await self.channel.close()
+        await self.running.stop(None)
+
+    def info(self) -> dict[str, Any]:
+        return dict(self._facts)

@@ -105,7 +105,7 @@ def _worst_rows(name: str, label: str) -> RowBuilder:
 
 def _store_rows(results: Mapping[str, Result]) -> list[Row]:
     result, anchor = results["store.replay"], results["eventsourcing.aggregate"]
-    note = _info_note(result, ["log", "store", "decode_fold_only_events_per_s"])
+    note = _info_note(result, ["log", "store", "load_decode_events_per_s", "fold_events_per_s"])
     return [
         compared_row("store replay (long log)", result, "events_per_s", "events/s", anchor, "events_per_s",
                      "eventsourcing get", Target(3.0), note)

@@ -2,8 +2,9 @@
 
 The long log (bench/longlog.py) is written through ``service.store.EventStore``
 exactly as the service writes a game (``create`` with the start events, then one
-``append`` per command); a replay is ``EventStore.load`` (select, decode into the
-game's Event union) followed by ``engine.core.replay.fold`` from ``initial``.
+``append`` per command); a replay is what the service does to load a game it does not
+hold: ``EventStore.load`` (select, decode into the game's Event union), the config
+from the header, then ``engine.core.replay.fold`` from ``initial``.
 The figure is events per second of whole replays, on the in-memory store (the
 library's POPO recorder, as the anchor uses) and, for information, on SQLite.
 """
@@ -57,9 +58,7 @@ class StoreReplayProbe(Probe):
         self.log = log
         self.game_id = uuid.uuid4()
         self._write(store_module, log)
-        _header, events = self.store.load(self.game_id, load_game)
-        state = fold(self.game, self.game.initial(self.config), events)
-        if len(events) != len(log.events) or state != log.final_state:
+        if self._replay() != log.final_state:
             raise RuntimeError("the replayed long log does not fold to the state it was played to")
         self._facts = {"log": log.describe(), "store": self.store.describe(), **self._breakdown()}
 
@@ -76,8 +75,11 @@ class StoreReplayProbe(Probe):
             raise RuntimeError("the long log's batches do not add up to its events")
 
     def _replay(self) -> Any:
-        _header, events = self.store.load(self.game_id, load_game)
-        return fold(self.game, self.game.initial(self.config), events)
+        """As the service loads a game it does not hold (service.games.Games._get)."""
+        header, events = self.store.load(self.game_id, load_game)
+        game = load_game(header.game)
+        config = msgspec.convert(header.config, game.Config)
+        return fold(game, game.initial(config), events)
 
     def _breakdown(self) -> dict[str, Any]:
         """Where a replay's time goes: reading + decoding, and folding (medians of 5)."""
