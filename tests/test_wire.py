@@ -112,8 +112,11 @@ def _field_problems(info: mi.Type, field: Any, where: str) -> list[str]:
     if nullable and not field.has_presence and not repeated:
         return [f"{where}: may be null, so the proto field needs presence (optional or a message)"]
     if isinstance(info, mi.DictType):
+        wrapper = wire._map_field(field.message_type) if field.type == FieldDescriptor.TYPE_MESSAGE else None
+        if wrapper is not None and not field.is_repeated:  # a map wrapper (AllFoursKickValuesMap): dict or null
+            field = wrapper
         if not (field.type == FieldDescriptor.TYPE_MESSAGE and field.message_type.GetOptions().map_entry):
-            return [f"{where}: a dict needs a map field"]
+            return [f"{where}: a dict needs a map field (or a single *Map wrapper)"]
         return _field_problems(info.value_type, field.message_type.fields_by_name["value"], f"{where}[]")
     if _is_list(info):
         if nullable:  # a nullable list: a single list-wrapper message (IntList, CardList)
