@@ -83,12 +83,15 @@ def _hand_started(state: State, event: HandStarted) -> State:
 
 
 def _cards_dealt(state: State, event: CardsDealt) -> State:
+    """The cards move from the stock to the hand; a round's cards all lie in its top count x N cards."""
     dealt = set(event.cards)
     hands = state.hands
+    stock = state.stock
+    window = event.count * state.players
     return replace(
         state,
         hands=_replace_at(hands, event.seat, hands[event.seat] + event.cards),
-        stock=tuple(card for card in state.stock if card not in dealt),
+        stock=tuple(card for card in stock[:window] if card not in dealt) + stock[window:],
     )
 
 

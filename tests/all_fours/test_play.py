@@ -227,3 +227,10 @@ def test_a17_decisions_outside_their_phase_from_the_seat_to_act() -> None:
 def test_a17_snapshot_of_the_trick_in_play_order() -> None:
     state = play(dealt(), "5S", "QS")
     assert snap(state)["trick"] == [{"seat": 0, "card": "5S"}, {"seat": 1, "card": "QS"}]
+
+
+def test_a15_no_revoke_can_happen_illegal_plays_are_refused_and_change_nothing() -> None:
+    state = play(dealt(), "5S")
+    for card in ("9C", "4D", "7C", "8D"):  # third suits while holding a spade
+        assert rejection(state, 1, {"type": "play", "card": card}) == "illegal_move"
+    assert state.hands[1] == tuple(HANDS[1]) and state.trick == (Played(0, "5S"),)

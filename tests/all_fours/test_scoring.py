@@ -179,3 +179,24 @@ def test_a17_last_hand_is_written_when_an_end_of_hand_award_wins() -> None:
     last = snap(state)["last_hand"]
     assert last is not None and last["awards"][-1]["reason"] == "high" and len(last["awards"]) == 1
     assert snap(state)["hands"] == [[], [], [], []]
+
+
+def test_target_score_option_ends_the_match_at_its_value() -> None:
+    _, _, won, totals = score(SIDE0_TAKES_ALL, scores=(6, 0), target_score=7)
+    assert won is not None and won.reason == "high" and totals == (7, 0)
+    _, _, won, _ = score(SIDE0_TAKES_ALL, scores=(6, 0))
+    assert won is None
+
+
+def test_a16_derived_facts_hand_sizes_stock_and_the_largest_hand_total() -> None:
+    for runs, turn_ups in ((0, []), (1, ["9C"]), (2, ["9H", "9C"])):
+        deck = make_deck({}, "4H", runs=[({}, card) for card in turn_ups])
+        state = start(deck)
+        state = act(state, 0, {"type": "stand"} if not runs else {"type": "beg"})
+        if runs:
+            state = act(state, 3, {"type": "run_pack"})
+        assert state.hand_size == 6 + 3 * runs and state.run_no == runs
+        assert 4 * state.hand_size + 1 + runs + len(state.stock) == 52
+    in_play = (("AH", "2H"), ("JH", "3S"), ("KS", "4S"), ("9S", "5S"))
+    awards, *_ = score((tuple(c for hand in in_play for c in hand), ()), in_play=in_play)
+    assert sum(points for side, points, _ in awards if side == 0) == 6  # High + Low + Hang Jack + Game
