@@ -306,3 +306,8 @@ async def test_a_seat_never_sees_another_seats_unplayed_cards(stub: Any, server:
             assert pushed.view == view
     for watch in watches:
         watch.cancel()
+    for _ in range(100):  # a cancelled Watch unsubscribes
+        if not live.subscribers:
+            break
+        await asyncio.sleep(0.01)
+    assert not live.subscribers
