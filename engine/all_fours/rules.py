@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from engine.all_fours.cards import POWER, side_of
@@ -80,24 +80,19 @@ def decide(state: State, seat: int, command: Any) -> list[Any] | Rejection:
         return _play(state, seat, command.card)
     if kind is Call:
         return _call(state, seat, command)
-    if kind is Stand or kind is Beg:
-        return _beg_phase(state, seat, kind is Stand)
-    if kind is GiveOne or kind is RunPack:
-        return _dealer_choice(state, seat, kind is GiveOne)
+    if kind in _DECISIONS:
+        phase, name = _DECISIONS[kind]
+        if seat != state.turn:
+            return reject(NOT_YOUR_TURN, f"seat {seat} may not {name}: seat {state.turn} is to act", "A7")
+        if state.phase != phase:
+            return reject(ILLEGAL, f"no {name} now (phase {state.phase}); one beg per deal", "A7")
+        return _DECIDE[kind](state, seat)
     return reject(INVALID, f"unknown command {command!r}", "A17")
 
 
-def _beg_phase(state: State, seat: int, stand: bool) -> list[Any] | Rejection:
-    name = "stand" if stand else "beg"
-    if seat != state.turn:
-        return reject(NOT_YOUR_TURN, f"seat {seat} may not {name}: seat {state.turn} is to act", "A7")
-    if state.phase != BEG:
-        return reject(ILLEGAL, f"no stand or beg now (phase {state.phase}): one beg per deal", "A7")
-    dealer = state.dealer
-    turn_up = state.turn_up
+def _stand(state: State, seat: int) -> list[Any] | Rejection:
+    dealer, turn_up = state.dealer, state.turn_up
     assert dealer is not None and turn_up is not None
-    if not stand:
-        return [Begged(seat=seat)]
     forbidden = stand_forbidden(state, seat)
     if forbidden:
         return reject(ILLEGAL, forbidden, "A7")
@@ -106,30 +101,45 @@ def _beg_phase(state: State, seat: int, stand: bool) -> list[Any] | Rejection:
     return events
 
 
-def _dealer_choice(state: State, seat: int, give: bool) -> list[Any] | Rejection:
-    name = "give one" if give else "run the pack"
-    if seat != state.turn:
-        return reject(NOT_YOUR_TURN, f"seat {seat} may not {name}: seat {state.turn} is to act", "A7")
-    if state.phase != DEALER_CHOICE:
-        return reject(ILLEGAL, f"nobody has begged: the dealer may not {name} now", "A7")
-    events: list[Any] = []
-    if not give:
-        run_pack(events, state)
-        return events
+def _beg(state: State, seat: int) -> list[Any] | Rejection:
+    return [Begged(seat=seat)]
+
+
+def _give_one(state: State, seat: int) -> list[Any] | Rejection:
     config = state.config
-    dealer = state.dealer
-    turn_up = state.turn_up
+    dealer, turn_up = state.dealer, state.turn_up
     assert dealer is not None and turn_up is not None
     forbidden = give_one_forbidden(state, seat)
     if forbidden:
         return reject(ILLEGAL, forbidden, "A7")
     beggars = side_of(dealer + 1)
-    events.append(GaveOne(dealer=seat))
+    events: list[Any] = [GaveOne(dealer=seat)]
     fix_trump(events, config, dealer, turn_up, state.hands)
     scores, won = award(events, config, state.scores, beggars, config.give_one_points, "give_one")
     if won:
         win(events, scores, beggars, "give_one")
     return events
+
+
+def _run_pack(state: State, seat: int) -> list[Any] | Rejection:
+    events: list[Any] = []
+    run_pack(events, state)
+    return events
+
+
+#: The stand/beg and dealer's decisions (A7): the phase each belongs to, its name, its events.
+_DECISIONS: dict[type, tuple[str, str]] = {
+    Stand: (BEG, "stand"),
+    Beg: (BEG, "beg"),
+    GiveOne: (DEALER_CHOICE, "give one"),
+    RunPack: (DEALER_CHOICE, "run the pack"),
+}
+_DECIDE: dict[type, Callable[[State, int], list[Any] | Rejection]] = {
+    Stand: _stand,
+    Beg: _beg,
+    GiveOne: _give_one,
+    RunPack: _run_pack,
+}
 
 
 def _play(state: State, seat: int, card: str) -> list[Any] | Rejection:
