@@ -13,9 +13,10 @@ import pytest
 from cardgames import wire
 from cardgames.v1 import common_pb2, game_service_pb2, game_service_pb2_grpc
 from google.protobuf.descriptor import FieldDescriptor
-from google.rpc import error_details_pb2, status_pb2
+from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+from grpc_status import rpc_status
 
 from engine.core.registry import GAME_MODULES
 from service.grpc_api import TOKEN_METADATA
@@ -55,10 +56,8 @@ async def log_length(stub: Any, game_id: str) -> int:
 
 def rich_error(error: grpc.aio.AioRpcError) -> tuple[grpc.StatusCode, error_details_pb2.ErrorInfo, list[Any]]:
     """The gRPC code, the ErrorInfo and any Rejection detail of a failed call."""
-    raw = dict(error.trailing_metadata() or ()).get("grpc-status-details-bin")
-    assert raw, f"no rich status in {error}"
-    status = status_pb2.Status.FromString(raw)
-    assert status.code == error.code().value[0] and status.message == error.details()
+    status = rpc_status.from_call(error)  # checks that code and message agree with the call's
+    assert status is not None, f"no rich status in {error}"
     info = error_details_pb2.ErrorInfo()
     rejections = []
     for detail in status.details:
