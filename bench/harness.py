@@ -10,6 +10,7 @@ the median of each figure over the rounds.
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import platform
 import statistics
@@ -34,6 +35,7 @@ class Settings:
     budget: float = 1.0  #: seconds of work per sample (whole units: a sample may run over)
     repeats: int = 5  #: rounds; every figure is the median over them
     seed: int = 20261129  #: seeds the benchmark's own random.Random instances
+    heavy: bool = True  #: include worst cases that take seconds per call (off for smoke tests)
 
     @classmethod
     def quick(cls) -> Settings:
@@ -180,6 +182,7 @@ def measure(
         for round_no in range(1, settings.repeats + 1):
             for probe in list(live):
                 result = results[probe.name]
+                gc.collect()  # no probe pays for another's garbage
                 try:
                     figures = probe.sample(ctx)
                 except Exception as error:

@@ -8,6 +8,7 @@ At every step: the seat to act (``to_act``; a random one when several may act),
 from __future__ import annotations
 
 import random
+import time
 import typing
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,6 +31,8 @@ class GameSpec:
     unit: str  #: what a "whole unit" of play is called in the table (matches, deals, games)
     #: tags of the events that end one unit; empty: one unit per match
     unit_events: tuple[str, ...] = ()
+    #: tags of the events that end one deal (hand), for per-deal times
+    deal_events: tuple[str, ...] = ()
     options: dict[str, Any] = field(default_factory=dict)
     players: int | None = None
 
@@ -38,9 +41,13 @@ SPECS: dict[str, GameSpec] = {
     # a full match to the target score (rules: 14 points by default)
     "all_fours": GameSpec("all_fours", anchor="rlcard.bridge", unit="matches"),
     # whole matches (one baazi by default), reported per deal as the rules count them
-    "seep": GameSpec("seep", anchor="rlcard.bridge", unit="deals", unit_events=("deal_scored",)),
+    "seep": GameSpec(
+        "seep", anchor="rlcard.bridge", unit="deals", unit_events=("deal_scored",), deal_events=("deal_scored",)
+    ),
     # full games of seven deals
-    "contract_rummy": GameSpec("contract_rummy", anchor="rlcard.gin-rummy", unit="games"),
+    "contract_rummy": GameSpec(
+        "contract_rummy", anchor="rlcard.gin-rummy", unit="games", deal_events=("deal_scored", "deal_blocked")
+    ),
 }
 
 #: Units that are whole matches (no separate matches/s row).
@@ -79,8 +86,9 @@ def event_tag_of_type(struct_type: type) -> str:
     return str(tag) if tag is not None else struct_type.__name__
 
 
-class RejectedByGame(AssertionError):
-    """``decide`` refused a command that ``legal_commands`` listed (a bug of the game)."""
+class GameFault(Exception):
+    """The game misbehaved in a playout (an exception, no legal command, a listed command
+    rejected, a match that never ends): a bug of the game, reported in its row."""
 
 
 @dataclass
@@ -101,9 +109,9 @@ class Player:
         self.game = load_game(spec.name)
         self.config = self.game.make_config({**spec.options, **(options or {})}, spec.players)
         self.rng = random.Random(seed)
-        self.unit_types = tuple(
-            member for member in union_members(self.game.Event) if event_tag_of_type(member) in spec.unit_events
-        )
+        members = union_members(self.game.Event)
+        self.unit_types = tuple(member for member in members if event_tag_of_type(member) in spec.unit_events)
+        self.deal_types = tuple(member for member in members if event_tag_of_type(member) in spec.deal_events)
         if spec.unit_events and not self.unit_types:
             raise Unavailable(f"{spec.name} has no event tagged {', '.join(spec.unit_events)} to count units by")
 
@@ -112,9 +120,22 @@ class Player:
         state, events = new_match(self.game, self.config, setup)
         return state, list(events)
 
-    def play(self, batches: list[int] | None = None) -> Match:
-        """One whole match; ``batches`` (when given) receives the number of events of each command."""
-        game, choice = self.game, self.rng.choice
+    def play(self, batches: list[int] | None = None, legal_times: list[float] | None = None) -> Match:
+        """One whole match.
+
+        ``batches`` (when given) receives the number of events of each command,
+        ``legal_times`` the duration of each ``legal_commands`` call. Whatever goes
+        wrong inside the game is raised as :class:`GameFault`.
+        """
+        try:
+            return self._play(batches, legal_times)
+        except GameFault:
+            raise
+        except Exception as error:
+            raise GameFault(f"{self.spec.name}: {type(error).__name__}: {error}") from error
+
+    def _play(self, batches: list[int] | None, legal_times: list[float] | None) -> Match:
+        game, choice, clock = self.game, self.rng.choice, time.perf_counter
         is_over, to_act, legal_commands = game.is_over, game.to_act, game.legal_commands
         state, log = self.new_state()
         start_events = len(log)
@@ -122,22 +143,35 @@ class Player:
         while not is_over(state):
             seats = to_act(state)
             seat = seats[0] if len(seats) == 1 else choice(seats)
-            outcome = apply(game, state, seat, choice(legal_commands(state, seat)))
+            if legal_times is None:
+                commands = legal_commands(state, seat)
+            else:
+                before = clock()
+                commands = legal_commands(state, seat)
+                legal_times.append(clock() - before)
+            if not commands:
+                raise GameFault(f"{self.spec.name}: seat {seat} is to act but has no legal command")
+            outcome = apply(game, state, seat, choice(commands))
             if isinstance(outcome, Rejection):
-                raise RejectedByGame(f"{self.spec.name}: a listed legal command was rejected: {outcome}")
+                raise GameFault(f"{self.spec.name}: a listed legal command was rejected: {outcome}")
             state, events = outcome
             log.extend(events)
             if batches is not None:
                 batches.append(len(events))
             actions += 1
             if actions > MAX_ACTIONS:
-                raise RuntimeError(f"{self.spec.name}: a random match ran over {MAX_ACTIONS} actions")
+                raise GameFault(f"{self.spec.name}: a random match ran over {MAX_ACTIONS} actions")
         return Match(log, actions, state, start_events)
 
     def units(self, match: Match) -> int:
         """The units (deals, ...) a match held; 1 when the unit is the match."""
-        if not self.unit_types:
-            return 1
-        unit_types = self.unit_types
-        return sum(1 for event in match.events if isinstance(event, unit_types))
+        return count_events(match, self.unit_types) if self.unit_types else 1
+
+    def deals(self, match: Match) -> int:
+        """The deals a match held (by the spec's deal events); 1 when the game names none."""
+        return max(1, count_events(match, self.deal_types)) if self.deal_types else 1
+
+
+def count_events(match: Match, types: tuple[type, ...]) -> int:
+    return sum(1 for event in match.events if isinstance(event, types))
 

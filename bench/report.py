@@ -48,6 +48,12 @@ def fmt(value: float | None) -> str:
     return f"{value:.3g}"
 
 
+def fmt_ratio(ratio: float | None) -> str:
+    if ratio is None:
+        return "-"
+    return f"{ratio:,.0f}x" if ratio >= 100 else f"{ratio:.2f}x"
+
+
 def missing_row(name: str, unit: str, result: Result, target: str = "") -> Row:
     """The row of a figure that could not be measured, saying why."""
     if result.unavailable is not None:
@@ -85,7 +91,7 @@ def compared_row(
     label = f"{anchor_label} {fmt(reference)}"
     if target is None or ratio is None:
         return Row(name, figure, unit, label, ratio, target_text, "info", note)
-    verdict = "met" if target.met(ratio) else f"MISSED ({ratio / target.value:.2f} of target)"
+    verdict = "met" if target.met(ratio) else f"MISSED ({ratio / target.value:,.2f} of target)"
     return Row(name, figure, unit, label, ratio, target_text, verdict, note)
 
 
@@ -107,7 +113,7 @@ def render(rows: list[Row], facts: Mapping[str, Any], settings_line: str, consol
     table.add_column("target", justify="right")
     table.add_column("verdict")
     for row in rows:
-        ratio = "-" if row.ratio is None else f"{row.ratio:.2f}x"
+        ratio = fmt_ratio(row.ratio)
         verdict = row.verdict
         if verdict == "met":
             verdict = "[green]met[/green]"
@@ -136,7 +142,7 @@ def markdown(rows: list[Row]) -> str:
     """The table as GitHub markdown (for docs/benchmarks.md)."""
     lines = ["| name | figure | unit | anchor | ratio | target | verdict |", "|---|---:|---|---|---:|---:|---|"]
     for row in rows:
-        ratio = "-" if row.ratio is None else f"{row.ratio:.2f}x"
+        ratio = fmt_ratio(row.ratio)
         cells = [row.name, fmt(row.figure), row.unit, row.anchor, ratio, row.target, row.verdict]
         lines.append("| " + " | ".join(cell.replace("|", "/") for cell in cells) + " |")
     lines.append("")

@@ -91,14 +91,17 @@ def _playout_rows(game_name: str) -> RowBuilder:
 def _worst_rows(name: str, label: str) -> RowBuilder:
     def rows(results: Mapping[str, Result]) -> list[Row]:
         result = results[name]
-        target = Target(0.5, at_least=False)
-        note = _info_note(result, ["position", "commands", "median_step_us", "p99_step_us", "max_step_us"])
-        return [
-            compared_row(f"{label} vs step", result, "worst_us", "us", result, "median_step_us",
-                         "median step", None, note),
-            compared_row(f"{label} vs unit", result, "worst_us", "us", result, "unit_us",
-                         "median whole " + str(result.info.get("unit", "unit")), target),
+        built = [
+            compared_row(f"{label}: playout median step", result, "median_step_ms", "ms", result, "deal_ms",
+                         "playout median deal", None, _info_note(result, ["p99_step_ms", "max_step_ms"]))
         ]
+        kinds = [key[len("worst_"):-len("_ms")] for key in result.medians if key.startswith("worst_")]
+        for kind in sorted(kinds, key=lambda kind: kind != "plausible") or ["plausible"]:
+            built.append(compared_row(
+                f"{label}: worst {kind}", result, f"worst_{kind}_ms", "ms", result, "deal_ms", "playout median deal",
+                Target(0.5, at_least=False), _info_note(result, [f"worst_{kind}"]),
+            ))
+        return built
 
     return rows
 
@@ -140,9 +143,9 @@ def catalogue() -> dict[str, Entry]:
         entries[f"{game_name}.playout"] = Entry(
             lambda game_name=game_name: PlayoutProbe(game_name), _playout_rows(game_name)  # type: ignore[misc]
         )
-    entries["seep.legal_worst"] = Entry(SeepLegalWorstProbe, _worst_rows("seep.legal_worst", "seep worst legal"))
+    entries["seep.legal_worst"] = Entry(SeepLegalWorstProbe, _worst_rows("seep.legal_worst", "seep legal_commands"))
     entries["contract_rummy.finder_worst"] = Entry(
-        ContractFinderProbe, _worst_rows("contract_rummy.finder_worst", "contract_rummy worst finder")
+        ContractFinderProbe, _worst_rows("contract_rummy.finder_worst", "contract_rummy finder")
     )
     entries["store.replay"] = Entry(StoreReplayProbe, _store_rows)
     entries["submit.memory"] = Entry(lambda: SubmitProbe("memory"), _submit_rows("memory", 1.5))

@@ -1,22 +1,264 @@
-"""Worst cases of legal-command enumeration (placeholder until the games land)."""
+"""Worst cases of legal-command enumeration, next to the per-step cost in a playout.
+
+Each position is a FORMAT.md state snapshot (``/work/shared/conformance/FORMAT.md``)
+built into a state with the game's own ``from_snapshot``; the figure is the median
+time of ``legal_commands`` for the seat to act, and the row shows the worst position.
+It is compared with (a) the median per-step ``legal_commands`` time in random
+playouts of the same game (legal_commands timed at every step), and (b) the median
+time of one whole deal of those playouts: a single worst-case call must stay well
+under a deal ("must never dominate a playout"), target <= 0.5 deal.
+
+Seep (rules A6-A8): many loose cards and several houses, so that captures (maximal
+selections of disjoint groups) and builds (every grouping of loose cards into a
+house) multiply. Loose cards of distinct values are what play can produce under the
+default rules (a card that could capture may not be thrown); several loose cards of
+one small value only come from the first four floor cards, so the floors of many
+small duplicates are constructed, not reachable, and the figure says which it is.
+
+Contract Rummy (rules A.6, A.7, A.8): the contract finder, on 12-card deals (5-7)
+with two jokers (three players, the ``pagat`` deck: two packs and two jokers), a
+hand of overlapping sets and runs, after the draw (13 cards) and before it (digs
+into the discard pile, whose ``then`` must hold the contract).
+"""
 
 from __future__ import annotations
 
+import statistics
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
 from bench.harness import Context, Probe, Unavailable
-from bench.playout import load_game
+from bench.playout import SPECS, Player, load_game
+from engine.core.cards import STANDARD_PACK
+from engine.core.protocol import Setup
+
+SETUP = Setup(seed="5e" * 32)
 
 
-class SeepLegalWorstProbe(Probe):
+@dataclass(frozen=True)
+class Position:
+    name: str
+    snapshot: dict[str, Any]
+    options: dict[str, Any] = field(default_factory=dict)
+    players: int | None = None
+    #: "plausible": a position play can produce; "constructed": only from_snapshot makes it
+    kind: str = "plausible"
+    heavy: bool = False  #: seconds per call: left out of smoke runs (Settings.heavy False)
+
+
+# --------------------------------------------------------------------------- Seep positions
+
+SEEP_LOOSE_SMALL = ("AS", "AH", "AD", "AC", "2S", "2H", "2D", "2C", "3S", "3H", "3D", "3C", "4S", "4H")
+#: J (opponent seat 0), Q (opponent seat 2), cemented K (seat 0): seat 1 may cement or capture each.
+SEEP_THREE_HOUSES = (
+    {"value": 11, "components": [["5D", "6D"]], "owners": [0]},
+    {"value": 12, "components": [["5C", "7C"]], "owners": [2]},
+    {"value": 13, "components": [["6C", "7H"], ["KS"]], "owners": [0]},
+)
+SEEP_THREE_KEYS = {0: ("JS", "KD"), 2: ("QS",)}
+
+
+def seep_position(
+    loose: Sequence[str], houses: Sequence[dict[str, Any]], actor_hand: Sequence[str],
+    keys: Mapping[int, Sequence[str]],
+) -> dict[str, Any]:
+    """Dealer 0 after 24 plays (every seat holds 6), seat 1 to act; the rest of the pack
+    fills the other hands (owners' keys first) and team 0's pile."""
+    hands: list[list[str]] = [[], list(actor_hand), [], []]
+    for seat, cards in keys.items():
+        hands[seat].extend(cards)
+    used = set(loose) | {card for house in houses for part in house["components"] for card in part}
+    used |= {card for hand in hands for card in hand}
+    rest = [card for card in STANDARD_PACK if card not in used]
+    for seat in (0, 2, 3):
+        while len(hands[seat]) < 6:
+            hands[seat].append(rest.pop())
+    return {
+        "dealer": 0, "phase": "play", "to_act": 1, "bid": 11, "plays": 24, "hands": hands, "stock": [],
+        "floor": {"loose": list(loose), "houses": [dict(house) for house in houses]},
+        "piles": [rest, []], "last_capture_team": 0,
+    }
+
+
+def seep_positions() -> list[Position]:
+    actor = ("KH", "QH", "JH", "10H", "9H", "AH")
+    small = [card for card in SEEP_LOOSE_SMALL if card != "AH"] + ["4D"]
+    five_houses = (
+        {"value": 9, "components": [["5D", "4D"]], "owners": [3]},
+        {"value": 10, "components": [["6D", "4C"]], "owners": [0]},
+        {"value": 11, "components": [["5C", "6C"]], "owners": [2]},
+        {"value": 12, "components": [["7C", "5H"]], "owners": [0]},
+        {"value": 13, "components": [["6H", "7H"], ["KS"]], "owners": [0, 2]},
+    )
+    distinct = ["AS", "2S", "3S", "4S", "5S", "6S", "7S", "8S"]
+    return [
+        Position("8 loose A-8, 5 houses 9-K",
+                 seep_position(distinct, five_houses, actor, {0: ("10S", "QS", "KD"), 2: ("JS", "KC"), 3: ("9S",)})),
+        Position("10 loose A-10, 3 houses",
+                 seep_position([*distinct, "9S", "10S"], SEEP_THREE_HOUSES, actor, SEEP_THREE_KEYS)),
+        Position("12 loose A-8 + A-4, 3 houses",
+                 seep_position([*distinct, "2H", "3H", "4H", "AD"], SEEP_THREE_HOUSES, actor, SEEP_THREE_KEYS),
+                 kind="constructed"),
+        Position("12 loose A-3 x4, 3 houses",
+                 seep_position(small[:12], SEEP_THREE_HOUSES, actor, SEEP_THREE_KEYS), kind="constructed"),
+        Position("14 loose A-4 (A-3 x4, 4S 4H), 3 houses",
+                 seep_position(small[:14], SEEP_THREE_HOUSES, actor, SEEP_THREE_KEYS), kind="constructed",
+                 heavy=True),
+    ]
+
+
+# --------------------------------------------------------------------------- Contract Rummy positions
+
+CR_OPTIONS = {"deck_policy": "pagat"}  # three players: two packs and two jokers (rules A.2)
+CR_PLAYERS = 3
+
+
+def rummy_position(deal: int, hand: Sequence[str], discard: Sequence[str], drawn: str | None) -> dict[str, Any]:
+    """Three players, dealer 0, seat 1 to act in a 12-card deal: before the draw with
+    ``discard`` (top first), or after drawing ``drawn`` from the stock (13 cards)."""
+    deck = Counter({card: 2 for card in STANDARD_PACK}) + Counter({"JK": 2})
+    hands: list[list[str]] = [[], list(hand), [], []][:CR_PLAYERS]
+    if drawn is not None:
+        hands[1].append(drawn)
+    rest = list((deck - Counter(hands[1]) - Counter(discard)).elements())
+    rest.sort(key=lambda card: (card == "JK", card))
+    for seat in (0, 2):
+        hands[seat] = [rest.pop() for _ in range(12)]
+    snap: dict[str, Any] = {
+        "deal": deal, "dealer": 0, "phase": "play" if drawn else "draw", "to_act": 1, "hands": hands,
+        "stock": rest, "discard": list(discard), "melds": [], "contract_met": [False] * CR_PLAYERS,
+        "scores": [0] * CR_PLAYERS,
+    }
+    if drawn is not None:
+        snap["turn"] = {"drew": "stock", "taken": [drawn], "went_down": False}
+    return snap
+
+
+def rummy_positions() -> list[Position]:
+    # four ranks in three suits: sets of every rank, runs in three suits, two jokers anywhere
+    overlap = ("5H", "6H", "7H", "8H", "5S", "6S", "7S", "8S", "5D", "6D", "JK", "JK")
+    runs = ("3H", "4H", "5H", "6H", "3S", "4S", "5S", "6S", "3D", "4D", "JK", "JK")
+    pile = ("7D", "5C", "8D", "6C", "4C", "9S", "7C", "8C")
+    positions = []
+    for deal, contract in ((5, "2 sets + 1 run"), (6, "1 set + 2 runs")):
+        positions.append(Position(f"deal {deal} ({contract}), 13 cards after the draw",
+                                  rummy_position(deal, overlap, pile, drawn="7D"), CR_OPTIONS, CR_PLAYERS))
+        positions.append(Position(f"deal {deal} ({contract}), before the draw, digs into 8 discards",
+                                  rummy_position(deal, overlap, pile, drawn=None), CR_OPTIONS, CR_PLAYERS))
+    positions.append(Position("deal 7 (3 runs, whole hand), 13 cards after the draw",
+                              rummy_position(7, runs, pile, drawn="7H"), CR_OPTIONS, CR_PLAYERS))
+    positions.append(Position("deal 7 (3 runs, whole hand), before the draw, digs into 8 discards",
+                              rummy_position(7, runs, pile, drawn=None), CR_OPTIONS, CR_PLAYERS))
+    return positions
+
+
+# --------------------------------------------------------------------------- the probe
+
+
+@dataclass
+class Built:
+    position: Position
+    state: Any
+    seat: int
+    commands: int
+    times: list[float] = field(default_factory=list)
+
+
+class WorstLegalProbe(Probe):
+    """The slowest ``legal_commands`` among constructed positions vs a playout's steps and deals."""
+
+    def __init__(self, game_name: str, positions: Sequence[Position]) -> None:
+        self.game_name = game_name
+        self.positions = list(positions)
+        self.built: list[Built] = []
+        self._steps: list[float] = []
+
+    def setup(self, ctx: Context) -> None:
+        game = load_game(self.game_name)
+        self.game = game
+        for position in self.positions:
+            if position.heavy and not ctx.settings.heavy:
+                continue
+            config = game.make_config(position.options, position.players)
+            try:
+                state = game.from_snapshot(config, position.snapshot, SETUP)
+            except Exception as error:
+                raise RuntimeError(f"position {position.name!r} is refused by from_snapshot: {error}") from error
+            seats = game.to_act(state)
+            if len(seats) != 1:
+                raise RuntimeError(f"position {position.name!r}: to_act is {seats}, expected one seat")
+            commands = game.legal_commands(state, seats[0])
+            if not commands:
+                raise Unavailable(f"{self.game_name}.legal_commands lists nothing for {position.name!r} yet")
+            self.built.append(Built(position, state, seats[0], len(commands)))
+        self.player = Player(SPECS[self.game_name], ctx.settings.seed)
+        self.player.play()  # warm up
+
+    def _time_position(self, built: Built, budget: float) -> float:
+        legal, state, seat, clock = self.game.legal_commands, built.state, built.seat, time.perf_counter
+        times = []
+        start = clock()
+        while True:
+            before = clock()
+            legal(state, seat)
+            after = clock()
+            times.append(after - before)
+            if after - start >= budget:
+                break
+        return statistics.median(times)
+
+    def sample(self, ctx: Context) -> dict[str, float]:
+        share = ctx.settings.budget / (len(self.built) + 2)
+        for built in self.built:
+            built.times.append(self._time_position(built, share))
+        figures: dict[str, float] = {}
+        for built in self.built:
+            key = f"worst_{built.position.kind}_ms"
+            figures[key] = max(figures.get(key, 0.0), built.times[-1] * 1e3)
+        steps: list[float] = []
+        deals = 0
+        start = time.perf_counter()
+        while True:
+            match = self.player.play(legal_times=steps)
+            deals += self.player.deals(match)
+            elapsed = time.perf_counter() - start
+            if elapsed >= 2 * share:
+                break
+        self._steps.extend(steps)
+        figures["median_step_ms"] = statistics.median(steps) * 1e3
+        figures["deal_ms"] = elapsed / max(1, deals) * 1e3
+        return figures
+
+    def info(self) -> dict[str, Any]:
+        ranked = sorted(self.built, key=lambda built: statistics.median(built.times), reverse=True)
+        steps = sorted(self._steps)
+        worst: dict[str, str] = {}
+        for built in ranked:
+            worst.setdefault(built.position.kind, f"{built.position.name} ({built.commands:,} commands)")
+        return {
+            **{f"worst_{kind}": text for kind, text in worst.items()},
+            "positions": {
+                built.position.name: {"median_ms": round(statistics.median(built.times) * 1e3, 3),
+                                      "commands": built.commands}
+                for built in ranked
+            },
+            "p99_step_ms": round(steps[int(0.99 * (len(steps) - 1))] * 1e3, 3) if steps else None,
+            "max_step_ms": round(steps[-1] * 1e3, 3) if steps else None,
+        }
+
+
+class SeepLegalWorstProbe(WorstLegalProbe):
     name = "seep.legal_worst"
 
-    def setup(self, ctx: Context) -> None:
-        load_game("seep")
-        raise Unavailable("not wired yet")
+    def __init__(self) -> None:
+        super().__init__("seep", seep_positions())
 
 
-class ContractFinderProbe(Probe):
+class ContractFinderProbe(WorstLegalProbe):
     name = "contract_rummy.finder_worst"
 
-    def setup(self, ctx: Context) -> None:
-        load_game("contract_rummy")
-        raise Unavailable("not wired yet")
+    def __init__(self) -> None:
+        super().__init__("contract_rummy", rummy_positions())

@@ -45,11 +45,12 @@ def test_every_probe_measures_or_says_why(tmp_path: Path) -> None:
     rows, results = run(TINY)
     assert set(results) == set(catalogue())
     for result in results.values():
-        assert result.error is None, f"{result.name}: {result.error}"
+        # a game still being written may misbehave (GameFault, reported in its row); the harness may not
+        assert result.error is None or result.error.startswith("GameFault"), f"{result.name}: {result.error}"
         if result.ok:
             assert result.medians and all(value > 0 for value in result.medians.values()), result.name
         else:
-            assert result.unavailable
+            assert result.unavailable or result.error
     for row in rows:
         assert row.verdict, row
         assert (row.figure is None) == (row.verdict in ("not available", "error")), row
