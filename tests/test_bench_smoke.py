@@ -16,7 +16,7 @@ from bench.harness import Settings, latency_figures, percentile
 from bench.report import Target
 from bench.run import catalogue, main, run, select
 
-TINY = Settings(budget=0.001, repeats=1)
+TINY = Settings(budget=0.001, repeats=1, heavy=False)
 
 
 def test_percentile_and_latency_figures() -> None:
