@@ -289,7 +289,7 @@ def _playout(game: GameRules, seed: int, max_steps: int = 400) -> tuple[list[Any
     commands: list[Any] = []
     views: list[Any] = []
     events = list(events)
-    players = len(game.view(state, 0).hands) if hasattr(game.view(state, 0), "hands") else game.DEFAULT_PLAYERS
+    players = getattr(config, "players", None) or game.DEFAULT_PLAYERS
     for _ in range(max_steps):
         seats = game.to_act(state)
         if not seats:
