@@ -142,11 +142,19 @@ _DECIDE: dict[type, Callable[[State, int], list[Any] | Rejection]] = {
 }
 
 
-def _play(state: State, seat: int, card: str) -> list[Any] | Rejection:
+def _not_held(state: State, seat: int, card: str) -> Rejection | None:
+    """invalid_command for an unknown card or one the seat does not hold (A17 rule 2)."""
     if card not in POWER:
         return reject(INVALID, f"unknown card {card!r}", "A17")
     if card not in state.hands[seat]:
         return reject(INVALID, f"seat {seat} does not hold {card}", "A17")
+    return None
+
+
+def _play(state: State, seat: int, card: str) -> list[Any] | Rejection:
+    invalid = _not_held(state, seat, card)
+    if invalid:
+        return invalid
     if state.phase == PLAY and seat == state.turn:
         return _play_in_turn(state, seat, card, [])
     # out of turn (A14)
@@ -161,10 +169,9 @@ def _call(state: State, caller: int, command: Call) -> list[Any] | Rejection:
     owner, card = command.owner, command.card
     if not (0 <= owner < state.players):
         return reject(INVALID, f"owner {owner} is not a seat", "A17")
-    if card not in POWER:
-        return reject(INVALID, f"unknown card {card!r}", "A17")
-    if card not in state.hands[owner]:
-        return reject(INVALID, f"seat {owner} does not hold {card}", "A17")
+    invalid = _not_held(state, owner, card)
+    if invalid:
+        return invalid
     if caller == owner:
         return reject(ILLEGAL, "a player may not call its own card", "A14")
     if state.config.callers == "opponents" and side_of(caller) == side_of(owner):
