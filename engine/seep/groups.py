@@ -18,6 +18,7 @@ MAX_SUM = 13
 _SUMS_MASK = (1 << (MAX_SUM + 1)) - 1
 
 Selection = tuple[int, ...]  # disjoint group masks
+_NOTHING: list[Selection] = [()]  # the only selection when no group exists (read-only)
 
 
 def reachable_sums(values: Iterable[int]) -> int:
@@ -36,42 +37,61 @@ def has_group(values: Iterable[int], target: int) -> bool:
 class FloorGroups:
     """The groups of one floor's loose cards, and the ways to select disjoint ones."""
 
-    __slots__ = ("_memo", "by_sum", "by_sum_low", "cards", "full", "values")
+    __slots__ = ("_cards", "_groupings", "_memo", "by_low", "by_sum", "cards", "full", "sums", "values")
 
     def __init__(self, loose: tuple[str, ...]) -> None:
         self.cards = loose
         self.values = [VALUE[card] for card in loose]
         self.full = (1 << len(loose)) - 1
-        #: by_sum[s]: every set of loose cards adding up to s; by_sum_low[s][i]: those whose lowest card is i.
-        self.by_sum: list[list[int]] = [[] for _ in range(MAX_SUM + 1)]
-        self.by_sum_low: list[dict[int, list[int]]] = [{} for _ in range(MAX_SUM + 1)]
+        self.sums = reachable_sums(self.values)
+        #: by_sum[s]: every set of loose cards adding up to s; by_low[s, i]: those whose lowest card is i.
+        self.by_sum: dict[int, list[int]] = {}
+        self.by_low: dict[tuple[int, int], list[int]] = {}
+        self._cards: dict[int, tuple[str, ...]] = {}
+        self._groupings: dict[tuple[int, int, bool, bool], list[tuple[tuple[str, ...], ...]]] = {}
         self._memo: dict[tuple[int, int, int, bool, bool], list[Selection]] = {}
         values = self.values
         count = len(values)
-        by_sum = self.by_sum
+        by_sum, by_low = self.by_sum, self.by_low
         for low in range(count):
-            if values[low] > MAX_SUM:
-                continue
-            lows = [(1 << low, values[low], low + 1)]
-            while lows:
-                mask, total, nxt = lows.pop()
-                by_sum[total].append(mask)
-                self.by_sum_low[total].setdefault(low, []).append(mask)
+            pending = [(1 << low, values[low], low + 1)]
+            while pending:
+                mask, total, nxt = pending.pop()
+                if total in by_sum:
+                    by_sum[total].append(mask)
+                else:
+                    by_sum[total] = [mask]
+                key = (total, low)
+                if key in by_low:
+                    by_low[key].append(mask)
+                else:
+                    by_low[key] = [mask]
                 for j in range(nxt, count):
                     grown = total + values[j]
                     if grown <= MAX_SUM:
-                        lows.append((mask | 1 << j, grown, j + 1))
+                        pending.append((mask | 1 << j, grown, j + 1))
 
     def cards_of(self, mask: int) -> tuple[str, ...]:
-        cards = self.cards
-        out = []
-        index = 0
-        while mask:
-            if mask & 1:
-                out.append(cards[index])
-            mask >>= 1
-            index += 1
-        return tuple(out)
+        """The loose cards of a set, in floor order (memoised)."""
+        found = self._cards.get(mask)
+        if found is None:
+            cards = self.cards
+            found = self._cards[mask] = tuple([cards[index] for index in range(mask.bit_length()) if mask >> index & 1])
+        return found
+
+    def groupings(
+        self, target: int, avail: int, maximal: bool, merged_singles: bool = False
+    ) -> list[tuple[tuple[str, ...], ...]]:
+        """:meth:`selections` as tuples of card tuples (memoised)."""
+        key = (target, avail, maximal, merged_singles)
+        found = self._groupings.get(key)
+        if found is None:
+            cards_of = self.cards_of
+            found = self._groupings[key] = [
+                tuple([cards_of(group) for group in selection])
+                for selection in self.selections(target, avail, maximal, merged_singles)
+            ]
+        return found
 
     def selections(self, target: int, avail: int, maximal: bool, merged_singles: bool = False) -> list[Selection]:
         """Every set of disjoint ``target``-groups within ``avail``, each once.
@@ -80,6 +100,8 @@ class FloorGroups:
         ``avail``; with ``merged_singles`` the single cards of value ``target`` left
         out do not count (they join the new house by themselves, A8.3).
         """
+        if target not in self.by_sum:
+            return _NOTHING
         return self._select(target, avail, 1, maximal, merged_singles)
 
     def _select(self, target: int, rem: int, sums: int, maximal: bool, merged: bool) -> list[Selection]:
@@ -101,9 +123,10 @@ class FloorGroups:
         else:
             out.extend(self._select(target, rest, sums, maximal, merged))
         # ... or it is the lowest card of one of the groups taken
-        for group in self.by_sum_low[target].get(low, ()):
+        for group in self.by_low.get((target, low), ()):
             if group & rem == group:
                 for tail in self._select(target, rem & ~group, sums, maximal, merged):
                     out.append((group, *tail))
         self._memo[key] = out
         return out
+

@@ -12,7 +12,7 @@ import msgspec
 
 from engine.core.protocol import Rejection, RejectionCode
 from engine.seep.cards import MAX_HOUSE, MIN_HOUSE, VALUE, partner
-from engine.seep.groups import has_group
+from engine.seep.groups import reachable_sums
 from engine.seep.state import House, State, house_of
 
 
@@ -20,11 +20,17 @@ def illegal(message: str, rule: str) -> Rejection:
     return Rejection(RejectionCode.ILLEGAL_MOVE, message, rule)
 
 
-def keys_after(hand: tuple[str, ...], card: str) -> list[int]:
-    """How many cards of each value 0..13 the hand holds once ``card`` has left it."""
+def key_counts(hand: tuple[str, ...]) -> list[int]:
+    """How many cards of each value 0..13 ``hand`` holds."""
     counts = [0] * 14
     for held in hand:
         counts[VALUE[held]] += 1
+    return counts
+
+
+def keys_after(hand: tuple[str, ...], card: str) -> list[int]:
+    """How many cards of each value 0..13 the hand holds once ``card`` has left it."""
+    counts = key_counts(hand)
     counts[VALUE[card]] -= 1
     return counts
 
@@ -40,6 +46,13 @@ def retention(state: State, seat: int, counts: list[int], skip: tuple[int, ...])
     return None
 
 
+#: The most frequent refusal, made once per value (legal_commands meets it for most house values).
+_NO_KEY_TO_BUILD = {
+    value: illegal(f"to build a {value}-house you must keep a card of value {value} yourself", "A8.3")
+    for value in range(MIN_HOUSE, MAX_HOUSE + 1)
+}
+
+
 class BuildTerms(msgspec.Struct, frozen=True):
     """How a HOUSE move of value ``value`` takes effect (A8.3): the house it joins, owners, action."""
 
@@ -49,20 +62,19 @@ class BuildTerms(msgspec.Struct, frozen=True):
     action: str
 
 
-def build_terms(state: State, seat: int, card: str, value: int) -> BuildTerms | Rejection:
-    """A8.3 conditions 1 (range), 4 (key and ownership), 5 (rule R), 6 (house limit) and 8 (opening)."""
+def build_terms(state: State, seat: int, counts: list[int], value: int) -> BuildTerms | Rejection:
+    """A8.3 conditions 1 (range), 4 (key and ownership), 5 (rule R), 6 (house limit) and 8 (opening).
+
+    ``counts``: the seat's keys once the played card has left the hand (:func:`keys_after`)."""
     if not MIN_HOUSE <= value <= MAX_HOUSE:
         return illegal(f"a house's value is 9..13, not {value}", "A8.3")
     if state.plays == 0 and value != state.bid:
         return illegal(f"the opening house must have the bid value {state.bid}, not {value}", "A9")
     config = state.config
-    counts = keys_after(state.hands[seat], card)
     existing = house_of(state, value)
     if existing is None:
         if not counts[value]:
-            return illegal(
-                f"to build a {value}-house you must keep a card of value {value} yourself", "A8.3"
-            )
+            return _NO_KEY_TO_BUILD[value]
         limit = config.max_houses_on_floor
         if limit is not None and len(state.houses) + 1 > limit:
             return illegal(f"at most {limit} houses may be on the floor", "A8.3")
@@ -93,8 +105,8 @@ class BreakTerms(msgspec.Struct, frozen=True):
     owners: tuple[int, ...]
 
 
-def break_terms(state: State, seat: int, card: str, value: int) -> BreakTerms | Rejection:
-    """A8.4 conditions 1..7."""
+def break_terms(state: State, seat: int, card_value: int, counts: list[int], value: int) -> BreakTerms | Rejection:
+    """A8.4 conditions 1..7 for a card of ``card_value``; ``counts`` as for :func:`build_terms`."""
     if state.plays == 0:
         return illegal("the opening play cannot be a break", "A9")
     house = house_of(state, value)
@@ -107,10 +119,9 @@ def break_terms(state: State, seat: int, card: str, value: int) -> BreakTerms | 
     config = state.config
     if partner(seat) in house.owners and not config.allow_break_partner_house:
         return illegal(f"you may not break your partner's {value}-house", "A8.4")
-    raised = value + VALUE[card]
+    raised = value + card_value
     if raised > MAX_HOUSE:
-        return illegal(f"breaking the {value}-house with {card} would make {raised}, above 13", "A8.4")
-    counts = keys_after(state.hands[seat], card)
+        return illegal(f"breaking the {value}-house by {card_value} would make {raised}, above 13", "A8.4")
     target = house_of(state, raised)
     if target is not None and partner(seat) in target.owners and config.break_into_partner_house_without_key:
         owners = target.owners  # B-14: the breaker does not join the owners
@@ -133,11 +144,13 @@ def opening_value_error(state: State, card: str, move: str) -> Rejection | None:
     return None
 
 
-def throw_error(state: State, card: str) -> Rejection | None:
-    """A8.2 conditions 1..3."""
+def throw_error(state: State, card: str, sums: int | None = None) -> Rejection | None:
+    """A8.2 conditions 1..3; ``sums``: the loose cards' :func:`reachable_sums`, when known."""
     value = VALUE[card]
     if house_of(state, value) is not None:
         return illegal(f"{card} cannot be thrown while the {value}-house is on the floor", "A8.2")
-    if not state.config.throw_when_capture_available and has_group(map(VALUE.__getitem__, state.loose), value):
+    if sums is None:
+        sums = reachable_sums(VALUE[loose] for loose in state.loose)
+    if not state.config.throw_when_capture_available and sums >> value & 1:
         return illegal(f"{card} can capture, so it may not be thrown", "A8.2")
     return opening_value_error(state, card, "throw")

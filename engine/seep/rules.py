@@ -28,7 +28,7 @@ from engine.seep.events import (
 )
 from engine.seep.evolve import evolve
 from engine.seep.groups import has_group
-from engine.seep.moves import break_terms, build_terms, illegal, opening_value_error, throw_error
+from engine.seep.moves import break_terms, build_terms, illegal, keys_after, opening_value_error, throw_error
 from engine.seep.state import BID, OVER, PLAY, State, actor, house_of
 
 _PACK_INDEX = {card: index for index, card in enumerate(STANDARD_PACK)}
@@ -214,7 +214,7 @@ def _throw(state: State, seat: int, command: Throw) -> Sequence[Any] | Rejection
 
 def _build(state: State, seat: int, command: Build) -> Sequence[Any] | Rejection:
     card, value, groups = command.card, command.value, command.groups
-    terms = build_terms(state, seat, card, value)
+    terms = build_terms(state, seat, keys_after(state.hands[seat], card), value)
     if isinstance(terms, Rejection):
         return terms
     holding = [index for index, group in enumerate(groups) if card in group]
@@ -262,7 +262,8 @@ def _build(state: State, seat: int, command: Build) -> Sequence[Any] | Rejection
 
 
 def _break(state: State, seat: int, command: Break) -> Sequence[Any] | Rejection:
-    terms = break_terms(state, seat, command.card, command.house)
+    card = command.card
+    terms = break_terms(state, seat, VALUE[card], keys_after(state.hands[seat], card), command.house)
     if isinstance(terms, Rejection):
         return terms
     event = Broken(
