@@ -12,7 +12,7 @@ from engine.core.protocol import OptionsError
 NAME: Final = "seep"
 TITLE: Final = "Seep (Sip / Sweep)"
 DEFAULT_PLAYERS: Final = 4
-PLAYER_COUNTS: Final = (4,)
+PLAYER_COUNTS: Final[tuple[int, ...]] = (4,)
 
 #: Closed sets of values of the enumerated options.
 CHOICES: Final[dict[str, tuple[str, ...]]] = {

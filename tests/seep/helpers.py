@@ -11,12 +11,14 @@ from engine import seep
 from engine.core.cards import STANDARD_PACK
 from engine.core.commands import parse_command
 from engine.core.protocol import Rejection, Setup
+from engine.core.registry import get_game
 from engine.core.replay import fold
 from engine.core.shuffle import seed_from_text
 from engine.seep.cards import VALUE
 from engine.seep.state import State
 
 SEED = seed_from_text("seep tests").hex()
+GAME = get_game("seep")
 
 
 def config(**options: Any) -> seep.Config:
@@ -27,7 +29,7 @@ def new_match(options: Mapping[str, Any] | None = None, *, seed: str = SEED, dea
               decks: tuple[tuple[str, ...], ...] = (), match: Mapping[str, Any] | None = None) -> State:
     cfg = seep.make_config(dict(options or {}), 4)
     events = seep.start(cfg, Setup(seed=seed, decks=decks, dealer=dealer, match=dict(match or {})))
-    return fold(seep, seep.initial(cfg), events)
+    return fold(GAME, seep.initial(cfg), events)
 
 
 def position(snap: Mapping[str, Any], **options: Any) -> State:
@@ -37,16 +39,16 @@ def position(snap: Mapping[str, Any], **options: Any) -> State:
 def act(state: State, seat: int, command: Any) -> tuple[State, list[Any]]:
     """Apply a command (typed or FORMAT.md dict) that must be accepted."""
     if isinstance(command, Mapping):
-        command = parse_command(seep, command)
+        command = parse_command(GAME, command)
     outcome = seep.decide(state, seat, command)
     assert not isinstance(outcome, Rejection), f"{command} rejected: {outcome}"
-    return fold(seep, state, outcome), list(outcome)
+    return fold(GAME, state, outcome), list(outcome)
 
 
 def refuse(state: State, seat: int, command: Any) -> Rejection:
     """Apply a command that must be rejected; returns the rejection."""
     if isinstance(command, Mapping):
-        command = parse_command(seep, command)
+        command = parse_command(GAME, command)
     outcome = seep.decide(state, seat, command)
     assert isinstance(outcome, Rejection), f"{command} was accepted: {outcome}"
     return outcome

@@ -41,12 +41,13 @@ options_strategy = st.fixed_dictionaries({}, optional={key: st.sampled_from(v) f
 
 def _position(seed: int, options: dict[str, Any], steps: int) -> State:
     rng = random.Random(seed)
-    state = None
+    reached = None
     for index, (state, _events) in enumerate(playout_states(rng, options, deals=2)):
+        reached = state
         if index >= steps:
             break
-    assert state is not None
-    return state
+    assert reached is not None
+    return reached
 
 
 def _blocks(items: list[str], target: int, must: str | None) -> Iterator[list[list[str]]]:
