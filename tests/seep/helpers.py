@@ -162,3 +162,13 @@ def table(
     }  # fmt: skip
     snap.update(extra or {})
     return position(snap, **options)
+
+
+def deck(bidder: list[str], floor: list[str], *then: str) -> tuple[str, ...]:
+    """A stacked pack: the bidder's 4 cards, the 4 floor cards, then ``then``, then the rest in pack order."""
+    front = [*bidder, *floor, *then]
+    return (*front, *(card for card in STANDARD_PACK if card not in front))
+
+
+def events_of(events: list[Any], kind: type) -> list[Any]:
+    return [event for event in events if isinstance(event, kind)]

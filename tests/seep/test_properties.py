@@ -1,0 +1,119 @@
+"""Properties over random deals (A6 F1-F5, A10, A11, A14): conservation, floor invariants,
+scoring identities, no house after the last play, snapshots that round-trip."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine import seep
+from engine.core.protocol import Rejection, Setup
+from engine.seep.cards import BASE_POINTS
+from engine.seep.events import Captured, DealScored, LeftoverAwarded, SweepScored
+from tests.seep.helpers import GAME, SEED, floor_problems, new_match
+
+SCORING_OPTIONS: dict[str, Any] = {
+    "capture_extent": st.sampled_from(["maximal", "free"]),
+    "throw_when_capture_available": st.booleans(),
+    "auto_merge_loose_sets": st.booleans(),
+    "allow_direct_cemented_build": st.booleans(),
+    "partner_adds_without_key": st.booleans(),
+    "allow_break_partner_house": st.booleans(),
+    "break_into_partner_house_without_key": st.booleans(),
+    "max_houses_on_floor": st.sampled_from([None, 1, 2, 3]),
+    "sweeps_enabled": st.booleans(),
+    "opening_sweep_at": st.sampled_from(["play1", "play2"]),
+    "last_play_sweep_points": st.sampled_from([0, 50]),
+    "ten_of_diamonds_points": st.sampled_from([6, 2]),
+    "majority_cards_bonus": st.sampled_from([0, 4]),
+    "minimum_includes_sweeps": st.booleans(),
+    "dealer_rule": st.sampled_from(["losing_team_deals", "rotate"]),
+}
+
+
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 2**64),
+    dealer=st.integers(0, 3),
+    options=st.fixed_dictionaries({}, optional=SCORING_OPTIONS),
+)
+def test_a_random_deal_keeps_every_invariant(seed: int, dealer: int, options: dict[str, Any]) -> None:
+    rng = random.Random(seed)
+    state = new_match(options, seed=f"{seed:064x}", dealer=dealer)
+    config = state.config
+    assert not floor_problems(state)
+    sweeps = [0, 0]
+    captured = False
+    while True:
+        seat = seep.to_act(state)[0]
+        listed = seep.legal_commands(state, seat)
+        assert listed, "A8.6: there is always a legal move"
+        outcome = seep.decide(state, seat, rng.choice(listed))
+        assert not isinstance(outcome, Rejection), outcome
+        plays = state.plays
+        for event in outcome:
+            state = seep.evolve(state, event)
+            problems = floor_problems(state)
+            assert not problems, (event, problems)
+            if isinstance(event, Captured):
+                captured = True
+            if isinstance(event, SweepScored):
+                sweeps[event.team] += event.points
+            if isinstance(event, LeftoverAwarded):
+                # A8.6, A10: after play #48 every hand is empty and no house is left
+                assert state.plays == 48 and not any(state.hands) and not state.houses
+            if isinstance(event, DealScored):
+                assert list(event.sweeps) == sweeps
+                total = sum(BASE_POINTS.values()) + config.ten_of_diamonds_points
+                if captured:
+                    assert sum(event.card_points) == total  # 100 with the default 10D (A2, A11.1)
+                    assert len(state.piles[0]) + len(state.piles[1]) == 52
+                for team in (0, 1):
+                    assert event.scores[team] == event.card_points[team] + event.sweeps[team] + event.bonus[team]
+                if not config.majority_cards_bonus:
+                    assert sum(event.scores) == sum(event.card_points) + sum(sweeps)
+                return
+        assert state.plays == plays + 1 or (plays == 0 and state.phase == "play")
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32), steps=st.integers(0, 60))
+def test_snapshots_round_trip(seed: int, steps: int) -> None:
+    """snapshot(from_snapshot(snapshot(s))) == snapshot(s), and play goes on the same (FORMAT.md)."""
+    rng = random.Random(seed)
+    state = new_match(seed=f"{seed:064x}", dealer=rng.randrange(4))
+    for _ in range(steps):
+        seat = seep.to_act(state)[0]
+        command = rng.choice(seep.legal_commands(state, seat))
+        events = seep.decide(state, seat, command)
+        assert not isinstance(events, Rejection)
+        for event in events:
+            state = seep.evolve(state, event)
+    snap = seep.snapshot(state)
+    copy = seep.from_snapshot(state.config, snap, Setup(seed=SEED))
+    assert seep.snapshot(copy) == snap
+    seat = seep.to_act(state)[0]
+    assert seep.legal_commands(copy, seat) == seep.legal_commands(state, seat)
+
+
+def test_a_whole_match_ends_and_rejects_everything_after() -> None:
+    """Deals go on until baazis_to_play baazis are complete (A12.3); then game_over."""
+    rng = random.Random(7)
+    state = new_match({"baazi_lead": 30})
+    deals = 0
+    while not seep.is_over(state):
+        seat = seep.to_act(state)[0]
+        events = seep.decide(state, seat, rng.choice(seep.legal_commands(state, seat)))
+        assert not isinstance(events, Rejection)
+        deals += sum(isinstance(event, DealScored) for event in events)
+        for event in events:
+            state = seep.evolve(state, event)
+    assert sum(state.baazis) == 1 and deals >= 1
+    assert seep.to_act(state) == () and seep.legal_commands(state, 0) == []
+    assert sorted(seep.outcome(state)) == [0, 0, 1, 1]
+    rejection = seep.decide(state, 1, seep.Bid(value=9))
+    assert isinstance(rejection, Rejection) and rejection.code == "game_over"
+    assert GAME.is_over(state)
