@@ -7,7 +7,7 @@ from typing import TypeAlias
 import msgspec
 
 from engine.all_fours.config import Config
-from engine.core.events import MatchSeeded, Shuffled
+from engine.core.events import ClockCharged, MatchSeeded, SeatTimedOut, Shuffled
 
 
 class Cut(msgspec.Struct, frozen=True):
@@ -200,4 +200,6 @@ Event: TypeAlias = (
     | PointsScored
     | HandScored
     | MatchWon
+    | SeatTimedOut
+    | ClockCharged
 )

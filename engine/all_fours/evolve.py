@@ -33,7 +33,7 @@ from engine.all_fours.events import (
 from engine.all_fours.state import BEG, DEAL, DEALER_CHOICE, OVER, PLAY, Award, LastHand, Played, State, empty_hands
 from engine.core.cards import STANDARD_PACK
 from engine.core.chance import advance
-from engine.core.events import MatchSeeded, Shuffled
+from engine.core.events import ClockCharged, MatchSeeded, SeatTimedOut, Shuffled
 
 
 def _replace_at(items: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
@@ -197,6 +197,9 @@ _APPLY: dict[type, Callable[[State, Any], State]] = {
     PointsScored: _points_scored,
     HandScored: _hand_scored,
     MatchWon: _match_won,
+    # Seat events (the service's clock): their meaning is engine/core/seat_events.py's.
+    SeatTimedOut: _unchanged,
+    ClockCharged: _unchanged,
 }
 
 

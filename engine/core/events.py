@@ -8,6 +8,7 @@ size, never the seed or the order.
 from __future__ import annotations
 
 import hashlib
+from typing import Final, TypeAlias
 
 import msgspec
 
@@ -49,3 +50,46 @@ def redact_core(event: MatchSeeded | Shuffled) -> MatchSeeded | Shuffled:
     if isinstance(event, MatchSeeded):
         return msgspec.structs.replace(event, seed=None, decks=())
     return msgspec.structs.replace(event, order=())
+
+
+# ---------------------------------------------------------------------------
+# Seat events: facts the service records about a seat's clock (DESIGN.md: timeouts,
+# disconnects and forfeits are events in the log, never silent substitutions). The
+# engine never produces them by itself (it has no clock); the service decides that a
+# deadline passed and records them. Every game's Event union includes them, its evolve
+# leaves its own state unchanged on them, and engine/core/seat_events.py gives them
+# their meaning (a forfeit ends the match).
+
+#: What a timeout does, as chosen by the match's clock options.
+FORFEIT: Final = "forfeit"
+AUTO_MOVE: Final = "auto_move"
+#: Why a seat timed out: it was connected but too slow, or it was gone.
+TIMEOUT: Final = "timeout"
+DISCONNECTED: Final = "disconnected"
+
+
+class SeatTimedOut(msgspec.Struct, frozen=True, tag="seat_timed_out", tag_field="type"):
+    """``seat`` let its clock run out (public).
+
+    ``consequence``: ``forfeit`` (the match ends, the seat's side loses) or ``auto_move``
+    (the events of the seat's first legal command follow in the same batch).
+    ``reason``: ``timeout`` or ``disconnected`` (no connection for the seat then).
+    ``waited_ms``: how long the decision had been waiting.
+    """
+
+    seat: int
+    consequence: str
+    reason: str = TIMEOUT
+    waited_ms: int = 0
+
+
+class ClockCharged(msgspec.Struct, frozen=True, tag="clock_charged", tag_field="type"):
+    """``seat`` took ``used_ms`` for a decision, more than the per-move time: its bank is now ``bank_ms``."""
+
+    seat: int
+    used_ms: int
+    bank_ms: int
+
+
+SeatEvent: TypeAlias = SeatTimedOut | ClockCharged
+SEAT_EVENTS: Final = (SeatTimedOut, ClockCharged)

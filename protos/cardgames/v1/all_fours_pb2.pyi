@@ -1323,6 +1323,8 @@ class AllFoursEvent(_message.Message):
     POINTS_SCORED_FIELD_NUMBER: _builtins.int
     HAND_SCORED_FIELD_NUMBER: _builtins.int
     MATCH_WON_FIELD_NUMBER: _builtins.int
+    SEAT_TIMED_OUT_FIELD_NUMBER: _builtins.int
+    CLOCK_CHARGED_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def match_created(self) -> Global___AllFoursMatchCreated: ...
     @_builtins.property
@@ -1367,6 +1369,10 @@ class AllFoursEvent(_message.Message):
     def hand_scored(self) -> Global___AllFoursHandScored: ...
     @_builtins.property
     def match_won(self) -> Global___AllFoursMatchWon: ...
+    @_builtins.property
+    def seat_timed_out(self) -> _common_pb2.SeatTimedOut: ...
+    @_builtins.property
+    def clock_charged(self) -> _common_pb2.ClockCharged: ...
     def __init__(
         self,
         *,
@@ -1392,12 +1398,14 @@ class AllFoursEvent(_message.Message):
         points_scored: Global___AllFoursPointsScored | None = ...,
         hand_scored: Global___AllFoursHandScored | None = ...,
         match_won: Global___AllFoursMatchWon | None = ...,
+        seat_timed_out: _common_pb2.SeatTimedOut | None = ...,
+        clock_charged: _common_pb2.ClockCharged | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["begged", b"begged", "card_exposed", b"card_exposed", "card_played", b"card_played", "card_turned_up", b"card_turned_up", "cards_dealt", b"cards_dealt", "cards_delivered", b"cards_delivered", "dealer_chosen", b"dealer_chosen", "event", b"event", "exposed_card_called", b"exposed_card_called", "gave_one", b"gave_one", "hand_scored", b"hand_scored", "hand_started", b"hand_started", "match_created", b"match_created", "match_seeded", b"match_seeded", "match_won", b"match_won", "pack_exhausted", b"pack_exhausted", "pack_run", b"pack_run", "points_scored", b"points_scored", "shuffled", b"shuffled", "stood", b"stood", "trick_won", b"trick_won", "trump_fixed", b"trump_fixed", "turn_up_set_aside", b"turn_up_set_aside"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["begged", b"begged", "card_exposed", b"card_exposed", "card_played", b"card_played", "card_turned_up", b"card_turned_up", "cards_dealt", b"cards_dealt", "cards_delivered", b"cards_delivered", "clock_charged", b"clock_charged", "dealer_chosen", b"dealer_chosen", "event", b"event", "exposed_card_called", b"exposed_card_called", "gave_one", b"gave_one", "hand_scored", b"hand_scored", "hand_started", b"hand_started", "match_created", b"match_created", "match_seeded", b"match_seeded", "match_won", b"match_won", "pack_exhausted", b"pack_exhausted", "pack_run", b"pack_run", "points_scored", b"points_scored", "seat_timed_out", b"seat_timed_out", "shuffled", b"shuffled", "stood", b"stood", "trick_won", b"trick_won", "trump_fixed", b"trump_fixed", "turn_up_set_aside", b"turn_up_set_aside"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["begged", b"begged", "card_exposed", b"card_exposed", "card_played", b"card_played", "card_turned_up", b"card_turned_up", "cards_dealt", b"cards_dealt", "cards_delivered", b"cards_delivered", "dealer_chosen", b"dealer_chosen", "event", b"event", "exposed_card_called", b"exposed_card_called", "gave_one", b"gave_one", "hand_scored", b"hand_scored", "hand_started", b"hand_started", "match_created", b"match_created", "match_seeded", b"match_seeded", "match_won", b"match_won", "pack_exhausted", b"pack_exhausted", "pack_run", b"pack_run", "points_scored", b"points_scored", "shuffled", b"shuffled", "stood", b"stood", "trick_won", b"trick_won", "trump_fixed", b"trump_fixed", "turn_up_set_aside", b"turn_up_set_aside"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["begged", b"begged", "card_exposed", b"card_exposed", "card_played", b"card_played", "card_turned_up", b"card_turned_up", "cards_dealt", b"cards_dealt", "cards_delivered", b"cards_delivered", "clock_charged", b"clock_charged", "dealer_chosen", b"dealer_chosen", "event", b"event", "exposed_card_called", b"exposed_card_called", "gave_one", b"gave_one", "hand_scored", b"hand_scored", "hand_started", b"hand_started", "match_created", b"match_created", "match_seeded", b"match_seeded", "match_won", b"match_won", "pack_exhausted", b"pack_exhausted", "pack_run", b"pack_run", "points_scored", b"points_scored", "seat_timed_out", b"seat_timed_out", "shuffled", b"shuffled", "stood", b"stood", "trick_won", b"trick_won", "trump_fixed", b"trump_fixed", "turn_up_set_aside", b"turn_up_set_aside"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["match_created", "match_seeded", "shuffled", "dealer_chosen", "hand_started", "cards_dealt", "cards_delivered", "card_turned_up", "turn_up_set_aside", "trump_fixed", "stood", "begged", "gave_one", "pack_run", "pack_exhausted", "card_exposed", "exposed_card_called", "card_played", "trick_won", "points_scored", "hand_scored", "match_won"]  # noqa: Y015
+    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["match_created", "match_seeded", "shuffled", "dealer_chosen", "hand_started", "cards_dealt", "cards_delivered", "card_turned_up", "turn_up_set_aside", "trump_fixed", "stood", "begged", "gave_one", "pack_run", "pack_exhausted", "card_exposed", "exposed_card_called", "card_played", "trick_won", "points_scored", "hand_scored", "match_won", "seat_timed_out", "clock_charged"]  # noqa: Y015
     _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_event) -> _WhichOneofReturnType_event | None: ...
 

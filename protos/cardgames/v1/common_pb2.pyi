@@ -192,3 +192,68 @@ class Rejection(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Rejection: _TypeAlias = Rejection  # noqa: Y015
+
+@_typing.final
+class SeatTimedOut(_message.Message):
+    """Seat events (engine/core/events.py): facts the service records about a seat's
+    clock. Every game's event oneof includes them as `seat_timed_out` and `clock_charged`.
+
+    `seat` let its clock run out. `consequence`: "forfeit" (the match ends, the
+    seat's side loses) or "auto_move" (the events of its first legal command follow).
+    `reason`: "timeout" or "disconnected". `waited_ms`: how long the decision waited.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    CONSEQUENCE_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    WAITED_MS_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    consequence: _builtins.str
+    reason: _builtins.str
+    waited_ms: _builtins.int
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        consequence: _builtins.str = ...,
+        reason: _builtins.str = ...,
+        waited_ms: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["consequence", b"consequence", "reason", b"reason", "seat", b"seat", "waited_ms", b"waited_ms"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatTimedOut: _TypeAlias = SeatTimedOut  # noqa: Y015
+
+@_typing.final
+class ClockCharged(_message.Message):
+    """`seat` took `used_ms` for a decision, more than the per-move time; its time bank
+    is now `bank_ms`.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    USED_MS_FIELD_NUMBER: _builtins.int
+    BANK_MS_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    used_ms: _builtins.int
+    bank_ms: _builtins.int
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        used_ms: _builtins.int = ...,
+        bank_ms: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bank_ms", b"bank_ms", "seat", b"seat", "used_ms", b"used_ms"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ClockCharged: _TypeAlias = ClockCharged  # noqa: Y015
