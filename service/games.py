@@ -17,8 +17,11 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
+import logging
 import re
 import secrets
+import sqlite3
+from collections import OrderedDict
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -27,18 +30,28 @@ from typing import Any, ClassVar, TypeVar
 from uuid import UUID, uuid4
 
 import msgspec
+from eventsourcing.persistence import PersistenceError
 
 from engine.core.chance import ShuffleUnavailable
 from engine.core.commands import parse_command
 from engine.core.protocol import PUBLIC, GameRules, Malformed, OptionsError, Rejection, ScenarioError, Setup, Viewer
 from engine.core.registry import UnknownGame, get_game
 from engine.core.replay import fold, new_match
+from service.feed import Feed
+from service.snapshots import SnapshotStore, every_from_env
 from service.store import EventStore, GameNotFound, Header, StaleSequence
 
 T = TypeVar("T")
 SEED_HEX = re.compile(r"[0-9a-f]{64}")
 #: How many undelivered batches a watcher may fall behind before it re-reads the store.
 WATCH_QUEUE = 256
+#: How many games a process keeps folded in memory (least recently used ones are dropped first).
+MAX_LIVE = 20_000
+#: Seconds a store call may take before the request fails with STORE_UNAVAILABLE.
+STORE_TIMEOUT = 10.0
+#: Attempts of a command sent without expected_sequence that meets another process's write.
+SUBMIT_ATTEMPTS = 3
+log = logging.getLogger(__name__)
 
 
 # ---------------------------------------------------------------------------
@@ -89,6 +102,16 @@ class WrongToken(ServiceError):
 
 class StaleSequenceError(ServiceError):
     reason = "STALE_SEQUENCE"
+
+
+class StoreUnavailable(ServiceError):
+    """The store failed or did not answer in time (disk full, database down); retry later.
+
+    For a command, its outcome is then unknown: read the view (or retry with the same
+    ``expected_sequence``, which is refused as stale if the command was recorded after all).
+    """
+
+    reason = "STORE_UNAVAILABLE"
 
 
 class Rejected(ServiceError):
@@ -186,6 +209,10 @@ class _Live:
     sequence: int
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     subscribers: set[_Subscriber] = field(default_factory=set)
+    #: The store may hold events this cache does not (a write whose outcome is unknown).
+    suspect: bool = False
+    #: A catch-up for the cross-process feed is scheduled and has not read the store yet.
+    waking: bool = False
 
 
 def token_hash(token: str) -> str:
@@ -209,19 +236,78 @@ def entries_for(rules: GameRules, first: int, events: Sequence[Any], viewer: Vie
 class Games:
     """The games of one service process, on one event store."""
 
-    def __init__(self, store: EventStore, *, workers: int = 4) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        *,
+        workers: int = 4,
+        shared: bool | None = None,
+        snapshot_every: int | None = None,
+        max_live: int = MAX_LIVE,
+        store_timeout: float = STORE_TIMEOUT,
+    ) -> None:
+        """``shared``: other processes write to the same store (default: when it is PostgreSQL); then
+        every call first reads what they wrote, and :meth:`open` subscribes to the store's feed.
+        ``snapshot_every``: K for snapshots (default ``CARDGAMES_SNAPSHOT_EVERY``, else 100; 0: none).
+        """
         self.store = store
+        self.shared = store_is_shared(store) if shared is None else shared
+        self.snapshots = SnapshotStore(store.factory, every_from_env() if snapshot_every is None else snapshot_every)
+        self.max_live = max_live
+        self.store_timeout = store_timeout
+        self.feed: Feed | None = None
         self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="cardgames-store")
-        self._live: dict[UUID, _Live] = {}
+        self._live: OrderedDict[UUID, _Live] = OrderedDict()
         self._loading: dict[UUID, asyncio.Lock] = {}
+        self._background: set[asyncio.Task[Any]] = set()
+
+    async def open(self) -> None:
+        """Start the cross-process feed when the store is shared (one subscription per process)."""
+        if self.shared and self.feed is None:
+            feed = Feed(self.store.recorder, asyncio.get_running_loop(), self._on_written, self._on_resync)
+            await self._run(feed.start)
+            self.feed = feed
 
     async def close(self) -> None:
+        if self.feed is not None:
+            await asyncio.get_running_loop().run_in_executor(None, self.feed.stop)
+            self.feed = None
+        if self._background:
+            await asyncio.gather(*self._background, return_exceptions=True)
         self._executor.shutdown(wait=True)
         self.store.close()
 
-    async def _run(self, function: Callable[..., T], *args: Any) -> T:
-        """Run a (synchronous) store call off the event loop."""
-        return await asyncio.get_running_loop().run_in_executor(self._executor, partial(function, *args))
+    async def _run(self, function: Callable[..., T], *args: Any, on_late: Callable[[], None] | None = None) -> T:
+        """Run a (synchronous) store call off the event loop; store failures are StoreUnavailable.
+
+        A call that takes longer than ``store_timeout`` fails the request; ``on_late`` then runs
+        when it ends after all (a write may have happened).
+        """
+        future = asyncio.get_running_loop().run_in_executor(self._executor, partial(function, *args))
+        try:
+            return await asyncio.wait_for(asyncio.shield(future), self.store_timeout)
+        except TimeoutError:
+            if on_late is not None:
+                future.add_done_callback(lambda _: on_late())
+            raise StoreUnavailable(f"the store did not answer within {self.store_timeout:g}s") from None
+        except STORE_FAILURES as error:
+            log.warning("store failure: %s", error)
+            raise StoreUnavailable(f"the store failed: {error}") from error
+
+    def _spawn(self, coroutine: Any) -> None:
+        """Run a background job (snapshots, feed catch-ups); :meth:`close` waits for them."""
+        task = asyncio.get_running_loop().create_task(coroutine)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    def _keep(self, live: _Live) -> None:
+        """Cache a live game; drop the least recently used idle ones beyond ``max_live``."""
+        self._live[live.game_id] = live
+        excess = len(self._live) - self.max_live
+        if excess <= 0:
+            return
+        for key in [key for key, old in self._live.items() if not old.subscribers and not old.lock.locked()][:excess]:
+            del self._live[key]
 
     # -- creating ------------------------------------------------------------------
 
@@ -265,7 +351,7 @@ class Games:
         )
         game_id = uuid4()
         sequence = await self._run(self.store.create, game_id, header, events)
-        self._live[game_id] = _Live(game_id, rules, header, state, sequence)
+        self._keep(_Live(game_id, rules, header, state, sequence))
         return Created(str(game_id), game, tokens, sequence)
 
     # -- finding a game and a seat --------------------------------------------------
@@ -274,20 +360,36 @@ class Games:
         key = _game_uuid(game_id)
         live = self._live.get(key)
         if live is not None:
+            self._live.move_to_end(key)
             return live
         lock = self._loading.setdefault(key, asyncio.Lock())
         async with lock:
             live = self._live.get(key)
             if live is None:
                 try:
-                    header, events = await self._run(self.store.load, key, _rules_of_stored)
+                    header = await self._run(self.store.header, key)
                 except GameNotFound as error:
                     raise GameNotFoundError(str(error), game_id=game_id) from error
                 rules = get_game(header.game)
-                config = msgspec.convert(header.config, rules.Config)
-                live = _Live(key, rules, header, fold(rules, rules.initial(config), events), len(events))
-                self._live[key] = live
+                state, sequence = await self._run(self._state_at, key, rules, header, None)
+                live = _Live(key, rules, header, state, sequence)
+                self._keep(live)
         self._loading.pop(key, None)
+        return live
+
+    def _state_at(self, key: UUID, rules: GameRules, header: Header, upto: int | None) -> tuple[Any, int]:
+        """The state at ``upto`` (None: the end) from the latest snapshot and the events after it (blocking)."""
+        config = msgspec.convert(header.config, rules.Config)
+        return self.snapshots.state_at(
+            key, rules, config, lambda after, end: self.store.events(key, rules, after, end), upto
+        )
+
+    async def _fresh(self, game_id: str) -> _Live:
+        """The live game, caught up with what other processes (or a write of unknown outcome) added."""
+        live = await self._get(game_id)
+        if self.shared or live.suspect:
+            async with live.lock:
+                await self._catch_up(live)
         return live
 
     @staticmethod
@@ -340,33 +442,94 @@ class Games:
         rules = live.rules
         if for_game is not None and for_game != live.header.game and not isinstance(command, Malformed):
             command = Malformed(f"a {for_game} command sent to a {live.header.game} game", type=command.get("type"))
+        parsed = command if isinstance(command, Malformed) else parse_command(rules, command)
         async with live.lock:
-            if expected_sequence is not None and expected_sequence != live.sequence:
-                raise _stale(live, expected_sequence)
-            parsed = command if isinstance(command, Malformed) else parse_command(rules, command)
-            outcome = rules.decide(live.state, seat, parsed)
-            if isinstance(outcome, Rejection):
-                raise Rejected(outcome)
-            events = list(outcome)
-            state = fold(rules, live.state, events)
-            first = live.sequence + 1
-            try:
-                sequence = await self._run(self.store.append, live.game_id, live.header.game, live.sequence, events)
-            except StaleSequence:
-                await self._catch_up(live)  # another process wrote first: reload what it wrote
-                raise _stale(live, live.sequence if expected_sequence is None else expected_sequence) from None
+            # The cache may be behind the store: another process wrote (shared store), or a write's
+            # outcome is unknown. Catch up when the caller knows a later sequence; otherwise decide on
+            # the cache and let the store's unique (game, sequence) key catch a stale decision.
+            caught_up = False
+            if live.suspect or (expected_sequence is not None and expected_sequence > live.sequence):
+                await self._catch_up(live)
+                caught_up = True
+            attempts = 0
+            while True:
+                if expected_sequence is not None and expected_sequence != live.sequence:
+                    raise _stale(live, expected_sequence)
+                outcome = rules.decide(live.state, seat, parsed)
+                if isinstance(outcome, Rejection):
+                    if self.shared and not caught_up:  # refuse on the latest state only
+                        await self._catch_up(live)
+                        caught_up = True
+                        continue
+                    raise Rejected(outcome)
+                events = list(outcome)
+                state = fold(rules, live.state, events)
+                first = live.sequence + 1
+                attempts += 1
+                try:
+                    sequence = await self._run(
+                        self.store.append, live.game_id, live.header.game, live.sequence, events,
+                        on_late=partial(_mark_suspect, live),
+                    )
+                except StaleSequence:
+                    await self._catch_up(live)  # another process wrote first: reload what it wrote
+                    caught_up = True
+                    if expected_sequence is None and attempts < SUBMIT_ATTEMPTS:
+                        continue  # no sequence was asked for: decide again on the latest state
+                    raise _stale(live, live.sequence if expected_sequence is None else expected_sequence) from None
+                except StoreUnavailable:
+                    live.suspect = True  # the insert may or may not have happened
+                    raise
+                break
             live.state, live.sequence = state, sequence
             self._publish(live, first, events)
+            if self.snapshots.due(first - 1, sequence):
+                self._spawn(self._snapshot(live.game_id, live.header.game, sequence, state))
         return Accepted(live.header.game, seat, sequence, entries_for(rules, first, events, seat, rules.is_over(state)))
+
+    async def _snapshot(self, game_id: UUID, game: str, sequence: int, state: Any) -> None:
+        try:
+            await self._run(self.snapshots.save, game_id, game, sequence, state)
+        except StoreUnavailable as error:  # only loading gets slower
+            log.warning("snapshot of %s at %d not written: %s", game_id, sequence, error)
 
     async def _catch_up(self, live: _Live) -> None:
         """Fold and publish events another writer added after our cached sequence (lock held)."""
         events = await self._run(self.store.events, live.game_id, live.rules, live.sequence)
+        live.suspect = False
         if events:
             first = live.sequence + 1
             live.state = fold(live.rules, live.state, events)
             live.sequence += len(events)
             self._publish(live, first, events)
+
+    # -- the cross-process feed (shared stores) -----------------------------------------
+
+    def _on_written(self, written: dict[UUID, int]) -> None:
+        """The feed saw these games written up to these sequences: catch up the watched ones."""
+        for game_id, sequence in written.items():
+            live = self._live.get(game_id)
+            if live is not None and live.subscribers and sequence > live.sequence and not live.waking:
+                live.waking = True
+                self._spawn(self._wake(live))
+
+    def _on_resync(self) -> None:
+        """The feed was reopened after a failure: catch up every watched game once."""
+        self._on_written({key: 1 << 62 for key, live in self._live.items() if live.subscribers})
+
+    async def _wake(self, live: _Live) -> None:
+        delay = 0.1
+        while live.subscribers:
+            async with live.lock:
+                live.waking = False  # a notification from now on needs another read
+                try:
+                    await self._catch_up(live)
+                    return
+                except StoreUnavailable:
+                    live.waking = True
+            await asyncio.sleep(delay)  # the store is down: the watchers wait, retry later
+            delay = min(delay * 2, 5.0)
+        live.waking = False
 
     def _publish(self, live: _Live, first: int, events: Sequence[Any]) -> None:
         if not events:
@@ -379,7 +542,7 @@ class Games:
                 subscriber.lagged = True
 
     async def legal_commands(self, game_id: str, token: str | None) -> LegalCommands:
-        live = await self._get(game_id)
+        live = await self._fresh(game_id)
         seat = self._seat(live, token, required=True)
         assert seat is not None
         return LegalCommands(live.header.game, live.sequence, seat, list(live.rules.legal_commands(live.state, seat)))
@@ -388,20 +551,19 @@ class Games:
 
     async def view(self, game_id: str, token: str | None, sequence: int | None = None) -> ViewResult:
         """The caller's view at the latest sequence, or at ``sequence`` (the log's prefix folded)."""
-        live = await self._get(game_id)
+        live = await self._fresh(game_id)
         viewer = self._seat(live, token, required=False)
         current, state = live.sequence, live.state
         if sequence is None or sequence == current:
             return self._view(live, state, current, viewer)
         if not 1 <= sequence <= current:
             raise InvalidRequest(f"sequence {sequence} is not in 1..{current}", reason="INVALID_SEQUENCE")
-        events = await self._run(self.store.events, live.game_id, live.rules, 0, sequence)
-        config = msgspec.convert(live.header.config, live.rules.Config)
-        return self._view(live, fold(live.rules, live.rules.initial(config), events), sequence, viewer)
+        earlier, _ = await self._run(self._state_at, live.game_id, live.rules, live.header, sequence)
+        return self._view(live, earlier, sequence, viewer)
 
     async def log(self, game_id: str, token: str | None, after: int = 0, limit: int = 0) -> LogResult:
         """The events after ``after`` as the caller may see them (all of them once the match is over)."""
-        live = await self._get(game_id)
+        live = await self._fresh(game_id)
         viewer = self._seat(live, token, required=False)
         current, over = live.sequence, live.rules.is_over(live.state)
         if after < 0 or limit < 0:
@@ -417,7 +579,7 @@ class Games:
         store), so a watcher that reconnects misses nothing and sees nothing twice. The stream
         ends after the item in which the match is over.
         """
-        live = await self._get(game_id)
+        live = await self._fresh(game_id)
         viewer = self._seat(live, token, required=False)
         if after is not None and not 0 <= after <= live.sequence:
             raise InvalidRequest(f"after_sequence {after} is not in 0..{live.sequence}", reason="INVALID_SEQUENCE")
@@ -473,6 +635,19 @@ class Games:
         )
 
 
+def store_is_shared(store: EventStore) -> bool:
+    """Whether other processes may write to this store: a PostgreSQL database."""
+    return str(store.env.get("PERSISTENCE_MODULE", "")).endswith("postgres")
+
+
+def _mark_suspect(live: _Live) -> None:
+    live.suspect = True
+
+
+#: Exceptions of a store that failed (as opposed to a refused write or a missing game).
+STORE_FAILURES: tuple[type[BaseException], ...] = (PersistenceError, OSError, sqlite3.Error)
+
+
 def _stale(live: _Live, expected: int) -> StaleSequenceError:
     return StaleSequenceError(
         f"expected sequence {expected}, but the game is at {live.sequence}: fetch the view and retry",
@@ -486,10 +661,6 @@ def _rules(game: str) -> GameRules:
         return get_game(game)
     except (UnknownGame, ModuleNotFoundError) as error:
         raise UnknownGameError(f"unknown game {game!r}", game=game) from error
-
-
-def _rules_of_stored(name: str) -> GameRules:
-    return get_game(name)
 
 
 def _game_uuid(game_id: str) -> UUID:

@@ -28,6 +28,10 @@ GAME_NOT_FOUND         NOT_FOUND            no game with that id
 TOKEN_REQUIRED         UNAUTHENTICATED      the call acts for a seat and has no token
 TOKEN_INVALID          PERMISSION_DENIED    the token is not a seat token of the game
 STALE_SEQUENCE         ABORTED              expected_sequence is not the latest (retry)
+MALFORMED_REQUEST      INVALID_ARGUMENT     the request bytes are not the method's message
+RATE_LIMITED           RESOURCE_EXHAUSTED   over the connection's rate limit (RetryInfo)
+STORE_UNAVAILABLE      UNAVAILABLE          the store failed or timed out (disk full,
+                                            database down); a command's outcome is unknown
 =====================  ===================  ===============================================
 
 For a rejection, ``metadata`` holds ``code`` (the FORMAT.md code as written there),
@@ -61,6 +65,7 @@ from service.games import (
     Rejected,
     ServiceError,
     StaleSequenceError,
+    StoreUnavailable,
     UnknownGameError,
     ViewResult,
     WrongToken,
@@ -80,6 +85,7 @@ _CODES: dict[type[ServiceError], int] = {
     MissingToken: code_pb2.UNAUTHENTICATED,
     WrongToken: code_pb2.PERMISSION_DENIED,
     StaleSequenceError: code_pb2.ABORTED,
+    StoreUnavailable: code_pb2.UNAVAILABLE,
 }
 _REJECTION_CODES = {"INVALID_COMMAND": code_pb2.INVALID_ARGUMENT}
 

@@ -1,4 +1,10 @@
-"""The gRPC server: GameService, health (grpc.health.v1) and reflection, on grpc.aio."""
+"""The gRPC server: GameService, health (grpc.health.v1) and reflection, on grpc.aio.
+
+Optional: TLS (``tls=(certificate_chain_pem, private_key_pem)``) and per-connection rate
+limits (``limits``, see :mod:`service.guards`). Undecodable requests are always refused with
+INVALID_ARGUMENT. With a shared store (PostgreSQL) the application layer subscribes to the
+store's feed, so several processes can serve the same games (docs/operations.md).
+"""
 
 from __future__ import annotations
 
@@ -15,6 +21,7 @@ from grpc_reflection.v1alpha import reflection
 
 from service.games import Games
 from service.grpc_api import SERVICE_NAME, GameServiceApi
+from service.guards import Limits, MalformedRequests, RateLimit
 from service.store import EventStore
 
 DEFAULT_ADDRESS = "127.0.0.1:50051"
@@ -35,31 +42,64 @@ class Running:
         await self.games.close()
 
 
-async def start(address: str = DEFAULT_ADDRESS, store: EventStore | None = None) -> Running:
-    """Start serving on ``address`` (``host:0`` picks a free port) with ``store`` (default: from the env)."""
-    games = Games(store if store is not None else EventStore.from_url())
-    server = grpc.aio.server()
+async def start(
+    address: str = DEFAULT_ADDRESS,
+    store: EventStore | None = None,
+    *,
+    tls: tuple[bytes, bytes] | None = None,
+    limits: Limits | None = None,
+    games: Games | None = None,
+) -> Running:
+    """Start serving on ``address`` (``host:0`` picks a free port) with ``store`` (default: from the env).
+
+    ``tls``: (PEM certificate chain, PEM private key) to serve over TLS only; ``limits``: per-connection
+    rate limits (None: none); ``games``: an application layer to serve instead of a new one on ``store``.
+    """
+    if games is None:
+        games = Games(store if store is not None else EventStore.from_url())
+    interceptors: list[grpc.aio.ServerInterceptor] = [MalformedRequests()]
+    if limits is not None:
+        interceptors.insert(0, RateLimit(limits))  # outermost: garbage counts against the limit too
+    server = grpc.aio.server(interceptors=interceptors)
     game_service_pb2_grpc.add_GameServiceServicer_to_server(GameServiceApi(games), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
         (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
-    port = server.add_insecure_port(address)
+    if tls is None:
+        port = server.add_insecure_port(address)
+    else:
+        certificate, key = tls
+        port = server.add_secure_port(address, grpc.ssl_server_credentials([(key, certificate)]))
     if port == 0:
         await games.close()
         raise OSError(f"cannot listen on {address}")
+    await games.open()
     await server.start()
     for name in ("", SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     return Running(server, port, games, health_servicer)
 
 
-async def serve(address: str, store: EventStore, announce: Callable[[str], None] = print) -> None:
+async def serve(
+    address: str,
+    store: EventStore,
+    announce: Callable[[str], None] = print,
+    *,
+    tls: tuple[bytes, bytes] | None = None,
+    limits: Limits | None = None,
+) -> None:
     """Serve until SIGINT or SIGTERM, then stop gracefully."""
-    running = await start(address, store)
+    running = await start(address, store, tls=tls, limits=limits)
     host = address.rsplit(":", 1)[0]
-    announce(f"cardgames: serving GameService on {host}:{running.port} (store: {store.describe()})")
+    extras = [store.describe()]
+    if running.games.shared:
+        extras.append("shared: replicas welcome")
+    extras.append("TLS" if tls else "plaintext")
+    if limits is not None:
+        extras.append(f"limit {limits.rate:g}/s burst {limits.burst:g} per connection")
+    announce(f"cardgames: serving GameService on {host}:{running.port} ({'; '.join(extras)})")
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):

@@ -1,13 +1,30 @@
-"""``cardgames serve [--address HOST:PORT] [--store URL]``: run the gRPC GameService."""
+"""``cardgames serve [--address HOST:PORT] [--store URL] [--tls-cert F --tls-key F] [--rate-limit N]``."""
 
 from __future__ import annotations
 
 import asyncio
+import os
+from pathlib import Path
 
 import typer
 
+from service.guards import Limits
 from service.server import DEFAULT_ADDRESS, serve
-from service.store import ENV_STORE, EventStore, StoreError
+from service.store import ENV_STORE, EventStore, StoreError, resolve_environment
+
+#: Library settings given to a PostgreSQL store unless the environment sets them: a request
+#: waits at most this long for a connection, so a database that is down fails calls quickly.
+POSTGRES_DEFAULTS = {"POSTGRES_CONNECT_TIMEOUT": "5", "POSTGRES_POOL_SIZE": "8", "POSTGRES_MAX_OVERFLOW": "8"}
+
+
+def store_environment(url: str | None, environ: dict[str, str] | None = None) -> dict[str, str]:
+    """The store's environment with the serving defaults for PostgreSQL (the environment's own values win)."""
+    environ = dict(os.environ) if environ is None else environ
+    env = resolve_environment(url, environ)
+    if env.get("PERSISTENCE_MODULE", "").endswith("postgres"):
+        for key, value in POSTGRES_DEFAULTS.items():
+            env.setdefault(key, environ.get(key, value))
+    return env
 
 
 def serve_command(
@@ -16,17 +33,39 @@ def serve_command(
         None,
         "--store",
         help=f"memory:, sqlite:///path/file.sqlite or postgresql://user@host:port/db "
-        f"(default: ${ENV_STORE}, else ./data/cardgames.sqlite).",
+        f"(default: ${ENV_STORE}, else ./data/cardgames.sqlite). Several processes may share one PostgreSQL.",
+    ),
+    tls_cert: Path | None = typer.Option(None, "--tls-cert", help="PEM certificate chain: serve over TLS only."),
+    tls_key: Path | None = typer.Option(None, "--tls-key", help="PEM private key of --tls-cert."),
+    rate_limit: float = typer.Option(
+        200.0, "--rate-limit", envvar="CARDGAMES_RATE_LIMIT", help="Calls per second per connection (0: no limit)."
+    ),
+    rate_burst: float = typer.Option(
+        0.0, "--rate-burst", envvar="CARDGAMES_RATE_BURST", help="Burst per connection (default: twice the rate)."
+    ),
+    max_streams: int = typer.Option(
+        64, "--max-streams", envvar="CARDGAMES_MAX_STREAMS", help="Open Watch streams per connection."
     ),
 ) -> None:
     """Serve the GameService over gRPC (with health and reflection) until interrupted."""
+    if (tls_cert is None) != (tls_key is None):
+        typer.echo("cardgames serve: --tls-cert and --tls-key go together", err=True)
+        raise typer.Exit(code=2)
+    tls = None
+    if tls_cert is not None and tls_key is not None:
+        try:
+            tls = (tls_cert.read_bytes(), tls_key.read_bytes())
+        except OSError as error:
+            typer.echo(f"cardgames serve: {error}", err=True)
+            raise typer.Exit(code=2) from error
+    limits = Limits(rate_limit, rate_burst or 2 * rate_limit, max_streams) if rate_limit > 0 else None
     try:
-        event_store = EventStore.from_url(store)
+        event_store = EventStore(store_environment(store))
     except StoreError as error:
         typer.echo(f"cardgames serve: {error}", err=True)
         raise typer.Exit(code=2) from error
     try:
-        asyncio.run(serve(address, event_store, lambda line: typer.echo(line)))
+        asyncio.run(serve(address, event_store, lambda line: typer.echo(line, err=False), tls=tls, limits=limits))
     except OSError as error:
         typer.echo(f"cardgames serve: {error}", err=True)
         raise typer.Exit(code=2) from error
