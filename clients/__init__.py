@@ -1,0 +1,40 @@
+"""The Python client of the cardgames GameService, and bots built on it.
+
+Only the wire contract is imported here (``cardgames.v1`` and ``cardgames.wire``), never
+the engine or the service: a client sees what the service shows it, nothing more.
+"""
+
+from clients.client import GameClient, Retry, SeatHandle, seed_hex
+from clients.errors import (
+    AuthError,
+    CardgamesError,
+    CommandRejected,
+    GameNotFound,
+    InvalidRequest,
+    RateLimited,
+    ServiceUnavailable,
+    StaleSequence,
+)
+from clients.models import Accepted, CreatedGame, LegalCommands, Log, LogEvent, Update, View
+
+__all__ = [
+    "Accepted",
+    "AuthError",
+    "CardgamesError",
+    "CommandRejected",
+    "CreatedGame",
+    "GameClient",
+    "GameNotFound",
+    "InvalidRequest",
+    "LegalCommands",
+    "Log",
+    "LogEvent",
+    "RateLimited",
+    "Retry",
+    "SeatHandle",
+    "ServiceUnavailable",
+    "StaleSequence",
+    "Update",
+    "View",
+    "seed_hex",
+]

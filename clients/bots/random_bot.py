@@ -1,0 +1,102 @@
+"""A bot that plays uniformly at random among its seat's legal commands.
+
+It watches its seat and, whenever the view says the seat is to act, asks the service
+for the legal commands, picks one with its own seeded :class:`random.Random` and submits
+it with ``expected_sequence``. It never sees more than its seat's view. Subclasses
+change :meth:`RandomBot.choose` to play better.
+
+Errors that only mean "the game moved on" (a stale sequence) or "the service is
+restarting" (unavailable) are absorbed: the watch delivers the new state and the bot
+decides again. A rules rejection of a listed command is a bug and is raised.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from clients.client import SeatHandle
+from clients.errors import ServiceUnavailable, StaleSequence
+from clients.models import Accepted, Update, View
+
+#: Called after each accepted command with the command sent and the service's answer.
+OnAccepted = Callable[[Mapping[str, Any], Accepted], None]
+#: Called with every update of the bot's watch, before the bot acts on it.
+OnUpdate = Callable[[Update], None]
+
+
+class RandomBot:
+    """Plays one seat until the match is over.
+
+    ``seed`` seeds the bot's own :class:`random.Random` (so a match between seeded bots
+    on a seeded game is reproducible); ``rng`` may be given instead.
+    """
+
+    def __init__(
+        self,
+        seat: SeatHandle,
+        *,
+        seed: int | str | None = None,
+        rng: random.Random | None = None,
+        on_accepted: OnAccepted | None = None,
+        on_update: OnUpdate | None = None,
+    ) -> None:
+        self.seat = seat
+        self.rng = rng if rng is not None else random.Random(seed)
+        self.on_accepted = on_accepted
+        self.on_update = on_update
+        #: Every command the service accepted from this bot, with its answer, in order.
+        self.accepted: list[tuple[Mapping[str, Any], Accepted]] = []
+        #: Commands sent when the connection broke before the answer: (command, expected_sequence).
+        #: Each was applied or not; the log tells which.
+        self.unanswered: list[tuple[Mapping[str, Any], int]] = []
+        self._jitter = random.Random()  # pauses only, so that retries never change the game's choices
+
+    def choose(self, view: View, commands: list[dict[str, Any]]) -> dict[str, Any]:
+        """The command to send, among ``commands`` (never empty), given the seat's ``view``."""
+        return self.rng.choice(commands)
+
+    async def run(self) -> View:
+        """Play until the match is over; returns the seat's final view."""
+        final: View | None = None
+        async for update in self.seat.watch():
+            if self.on_update is not None:
+                self.on_update(update)
+            final = update.view
+            if update.view.my_turn:
+                await self.act(update.view)
+        assert final is not None and final.over
+        return final
+
+    async def act(self, view: View) -> None:
+        """Decide and submit once for ``view``, unless the game has moved past it.
+
+        A newer state always comes through the watch, so the bot simply returns when its
+        view is stale; while the service is unreachable it retries with backoff.
+        """
+        delays = self.seat.client.retry.delays(self._jitter)
+        while True:
+            try:
+                legal = await self.seat.legal_commands()
+            except ServiceUnavailable:
+                await asyncio.sleep(next(delays))
+                continue
+            if legal.sequence != view.sequence or not legal.commands:
+                return  # the watch is behind: its next update brings the newer state
+            command = self.choose(view, legal.commands)
+            try:
+                accepted = await self.seat.submit(command, expected_sequence=legal.sequence)
+            except StaleSequence:
+                return
+            except ServiceUnavailable:
+                # The connection broke: the command may or may not have been applied. Look
+                # again; with expected_sequence a second submit can never apply twice.
+                self.unanswered.append((command, legal.sequence))
+                await asyncio.sleep(next(delays))
+                continue
+            self.accepted.append((command, accepted))
+            if self.on_accepted is not None:
+                self.on_accepted(command, accepted)
+            return

@@ -1,0 +1,350 @@
+"""An asyncio client of the cardgames GameService (grpc.aio).
+
+>>> async with GameClient("127.0.0.1:50051") as client:          # doctest: +SKIP
+...     created = await client.create_game("all_fours", players=4)
+...     seat = client.seat(created.game_id, created.tokens[0])
+...     async for update in seat.watch():
+...         if update.view.my_turn:
+...             legal = await seat.legal_commands()
+...             await seat.submit(legal.commands[0], expected_sequence=legal.sequence)
+
+Commands, events and views are FORMAT.md-shaped plain data (``{"type": "play", "card":
+"AS"}``), converted to and from the wire messages by :mod:`cardgames.wire`. Refusals
+raise the typed errors of :mod:`clients.errors`.
+
+Reconnecting: reads (``view``, ``legal_commands``, ``log``) are retried while the service
+is unreachable, for up to :attr:`Retry.timeout` seconds. ``watch`` reconnects the same way
+and resumes after the last sequence it delivered, so a server restart loses and repeats
+nothing. ``create_game`` and ``submit`` wait for the connection but are not re-sent after
+a broken connection: :class:`ServiceUnavailable` then says that the outcome is unknown
+(re-read the view; a retry with ``expected_sequence`` can never apply twice). Any call the
+service refuses with RATE_LIMITED did nothing, so the client waits the delay the service
+gives and sends it again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, TypeVar
+
+import grpc
+from cardgames import wire
+from cardgames.v1 import game_service_pb2 as pb
+from cardgames.v1 import game_service_pb2_grpc
+from cardgames.v1.common_pb2 import CardList
+
+from clients.errors import (
+    TRANSIENT_CODES,
+    CardgamesError,
+    CommandRejected,
+    InvalidRequest,
+    RateLimited,
+    ServiceUnavailable,
+    from_rpc_error,
+)
+from clients.models import Accepted, CreatedGame, LegalCommands, Log, Update, View, log_events
+
+#: The call metadata key that carries a seat's token.
+TOKEN_METADATA = "cardgames-token"
+
+#: Channel options: reconnect quickly once a restarted server listens again.
+CHANNEL_OPTIONS: tuple[tuple[str, int], ...] = (
+    ("grpc.initial_reconnect_backoff_ms", 100),
+    ("grpc.min_reconnect_backoff_ms", 100),
+    ("grpc.max_reconnect_backoff_ms", 1000),
+    ("grpc.use_local_subchannel_pool", 1),  # close() then really closes the connection
+)
+
+R = TypeVar("R")
+#: A watch that fails with one of these reconnects (CANCELLED: the server cancelled it, shutting down).
+_RECONNECT_CODES = TRANSIENT_CODES | {grpc.StatusCode.CANCELLED}
+
+
+@dataclass(frozen=True)
+class Retry:
+    """How the client waits for an unreachable service: exponential backoff with jitter.
+
+    ``timeout`` bounds how long one read or one watch keeps trying without reaching the
+    service before it raises :class:`ServiceUnavailable`; ``call_timeout`` bounds one call.
+    """
+
+    timeout: float = 60.0
+    initial: float = 0.05
+    maximum: float = 1.0
+    multiplier: float = 2.0
+    call_timeout: float = 30.0
+
+    def delays(self, rng: random.Random) -> Iterator[float]:
+        """The pauses between attempts: initial, x multiplier, ... capped at maximum, each jittered."""
+        delay = self.initial
+        while True:
+            yield delay * (0.5 + rng.random() / 2)
+            delay = min(self.maximum, delay * self.multiplier)
+
+
+def _auth(token: str | None) -> tuple[tuple[str, str], ...]:
+    return ((TOKEN_METADATA, token),) if token else ()
+
+
+class GameClient:
+    """A connection to one GameService. Use it as an async context manager, or ``close()`` it.
+
+    ``address`` is ``host:port``; ``channel`` replaces the insecure channel the client
+    would open (e.g. a TLS channel).
+    """
+
+    def __init__(
+        self,
+        address: str,
+        *,
+        retry: Retry | None = None,
+        channel: grpc.aio.Channel | None = None,
+    ) -> None:
+        self.address = address
+        self.retry = retry or Retry()
+        self._channel = channel or grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS)
+        self._stub = game_service_pb2_grpc.GameServiceStub(self._channel)
+        self._rng = random.Random()  # jitter only: never game decisions
+
+    async def __aenter__(self) -> GameClient:
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """Close the channel (open calls and watches end)."""
+        await self._channel.close()
+
+    @property
+    def stub(self) -> game_service_pb2_grpc.GameServiceStub:
+        """The raw generated stub, for what this client does not wrap."""
+        return self._stub
+
+    # -- calls ---------------------------------------------------------------------
+
+    async def call(
+        self,
+        rpc: Callable[..., Awaitable[R]],
+        request: Any,
+        token: str | None = None,
+        *,
+        idempotent: bool = True,
+    ) -> R:
+        """One unary call with the token, typed errors and (for reads) retries while unreachable.
+
+        The call waits for the connection to be ready (``wait_for_ready``), so a request is
+        only sent to a listening server; an idempotent call is tried again when the
+        connection breaks during it.
+        """
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + self.retry.timeout
+        delays = self.retry.delays(self._rng)
+        while True:
+            timeout = min(self.retry.call_timeout, max(0.1, give_up - loop.time()))
+            try:
+                return await rpc(request, metadata=_auth(token), timeout=timeout, wait_for_ready=True)
+            except grpc.aio.AioRpcError as error:
+                failure = from_rpc_error(error)
+            if isinstance(failure, RateLimited) and loop.time() + failure.retry_after < give_up:
+                await asyncio.sleep(failure.retry_after)  # refused before doing anything: safe to resend
+            elif idempotent and failure.status in TRANSIENT_CODES and loop.time() < give_up:
+                await asyncio.sleep(next(delays))
+            else:
+                raise failure
+
+    async def create_game(
+        self,
+        game: str,
+        *,
+        options: Mapping[str, Any] | None = None,
+        players: int | None = None,
+        seed: str | int | None = None,
+        decks: Sequence[Sequence[str]] = (),
+        dealer: int | None = None,
+    ) -> CreatedGame:
+        """Start a match of ``game`` and return its id and one secret token per seat.
+
+        ``options`` are the rules file's configuration keys (unset ones keep their
+        defaults); ``seed`` is 64 hex digits, or an int (written as 64 hex digits); unset,
+        the service draws one. ``decks`` are stacked orders (top first) for the first
+        shuffles; ``dealer`` skips the first-dealer draw.
+        """
+        request = pb.CreateGameRequest(game=game, decks=[CardList(cards=list(deck)) for deck in decks])
+        if options:
+            try:
+                request.options.CopyFrom(wire.wrap_options(game, options))
+            except wire.WireError as error:
+                raise InvalidRequest(f"invalid options: {error}", reason="INVALID_OPTIONS") from None
+        if players is not None:
+            request.players = players
+        if seed is not None:
+            request.seed = seed_hex(seed)
+        if dealer is not None:
+            request.dealer = dealer
+        reply = await self.call(self._stub.CreateGame, request, idempotent=False)
+        return CreatedGame(reply.game_id, game, tuple(reply.seat_tokens), reply.sequence)
+
+    def seat(self, game_id: str, token: str, *, game: str | None = None) -> SeatHandle:
+        """The handle of the seat ``token`` belongs to (no call is made: see :meth:`join`)."""
+        return SeatHandle(self, game_id, token, game=game)
+
+    def spectator(self, game_id: str, *, game: str | None = None) -> SeatHandle:
+        """A handle without a token: the public view, the public log, no commands."""
+        return SeatHandle(self, game_id, None, game=game)
+
+    async def join(self, game_id: str, token: str) -> SeatHandle:
+        """The seat's handle, after checking the token with the service (AuthError if it is not a seat's)."""
+        handle = self.seat(game_id, token)
+        await handle.view()
+        return handle
+
+
+def seed_hex(seed: str | int) -> str:
+    """A seed as the service takes it: an int becomes 64 hex digits (big-endian); hex passes as is."""
+    if isinstance(seed, int):
+        if not 0 <= seed < 1 << 256:
+            raise InvalidRequest("an int seed is between 0 and 2**256 - 1", reason="INVALID_SEED")
+        return f"{seed:064x}"
+    return seed
+
+
+class SeatHandle:
+    """One seat of one match (or a spectator, without a token), seen through a :class:`GameClient`.
+
+    ``seat`` (the seat number) and ``game`` (the game's name) are known once a view has
+    been read (``view()``, ``watch()``, or ``join`` on the client).
+    """
+
+    def __init__(self, client: GameClient, game_id: str, token: str | None, *, game: str | None = None) -> None:
+        self.client = client
+        self.game_id = game_id
+        self.token = token
+        self.game = game
+        self.seat: int | None = None
+
+    def __repr__(self) -> str:
+        who = "spectator" if self.token is None else f"seat {self.seat if self.seat is not None else '?'}"
+        return f"<SeatHandle {self.game or 'game'} {self.game_id} {who}>"
+
+    def _learn(self, view: View) -> None:
+        self.game = view.game
+        self.seat = view.seat
+
+    async def _game_name(self) -> str:
+        if self.game is None:
+            await self.view()
+        assert self.game is not None
+        return self.game
+
+    async def view(self, sequence: int | None = None) -> View:
+        """The seat's view now, or at an earlier ``sequence`` (its own hand only; spectator: public)."""
+        request = pb.GetViewRequest(game_id=self.game_id, sequence=sequence)
+        reply = await self.client.call(self.client.stub.GetView, request, self.token)
+        view = View.from_message(reply.view)
+        self._learn(view)
+        return view
+
+    async def legal_commands(self) -> LegalCommands:
+        """Every command this seat may send now, as FORMAT.md dicts, with the sequence they hold at."""
+        request = pb.ListLegalCommandsRequest(game_id=self.game_id)
+        reply = await self.client.call(self.client.stub.ListLegalCommands, request, self.token)
+        self.seat = reply.seat
+        commands = [wire.unwrap(command)[1] for command in reply.commands]
+        return LegalCommands(reply.sequence, reply.seat, commands)
+
+    async def submit(self, command: Mapping[str, Any], expected_sequence: int | None = None) -> Accepted:
+        """Send one command (a FORMAT.md dict) for this seat; returns the new sequence and its events.
+
+        With ``expected_sequence`` the service refuses the command (:class:`StaleSequence`)
+        unless the game is still at that sequence. Raises :class:`CommandRejected` when the
+        rules refuse it (nothing is written then) and :class:`ServiceUnavailable` when the
+        connection broke before the answer (the outcome is then unknown).
+        """
+        game = await self._game_name()
+        try:
+            message = wire.wrap(pb.Command, game, command, ignore_unknown=True)
+        except wire.WireError as error:
+            raise CommandRejected("invalid_command", "", f"the command fits no {game} message: {error}") from None
+        request = pb.SubmitCommandRequest(game_id=self.game_id, command=message, expected_sequence=expected_sequence)
+        reply = await self.client.call(self.client.stub.SubmitCommand, request, self.token, idempotent=False)
+        return Accepted(reply.sequence, log_events(reply.events))
+
+    async def log(self, after_sequence: int = 0, limit: int = 0) -> Log:
+        """The events after ``after_sequence`` (at most ``limit``; 0: all) as this seat may see them.
+
+        Once the match is over every event shows in full, the seed included.
+        """
+        request = pb.GetLogRequest(game_id=self.game_id, after_sequence=after_sequence, limit=limit)
+        reply = await self.client.call(self.client.stub.GetLog, request, self.token)
+        return Log(reply.sequence, log_events(reply.events))
+
+    async def watch(self, after_sequence: int | None = None) -> AsyncIterator[Update]:
+        """The seat's view, then every new batch of events with the view after it, until the match ends.
+
+        Without ``after_sequence`` the first update is the current view (no events); with
+        it, the first update carries every event after that sequence. When the connection
+        breaks (a server restart) the watch reconnects with backoff and resumes after the
+        last sequence it delivered: no event is missed or repeated. The first update after
+        a reconnection has ``resumed`` set. Raises :class:`ServiceUnavailable` after
+        ``Retry.timeout`` seconds without reaching the service.
+        """
+        client = self.client
+        loop = asyncio.get_running_loop()
+        last = after_sequence
+        resumed = False
+        failing_since: float | None = None
+        delays = client.retry.delays(client._rng)
+        while True:
+            request = pb.WatchRequest(game_id=self.game_id, after_sequence=last)
+            call = client.stub.Watch(request, metadata=_auth(self.token))
+            failure: CardgamesError | None = None
+            try:
+                async for message in call:
+                    failing_since = None
+                    delays = client.retry.delays(client._rng)
+                    view = View.from_message(message.view)
+                    self._learn(view)
+                    events = log_events(message.events)
+                    if last is not None:
+                        events = tuple(event for event in events if event.sequence > last)
+                    update = Update(message.sequence, events, view, resumed)
+                    resumed = False
+                    last = message.sequence
+                    yield update
+                    if view.over:
+                        return
+                # The service ends a stream only once the match is over: any other end is a
+                # shutdown, as is a failure in TRANSIENT_CODES or a cancellation by the server.
+            except grpc.aio.AioRpcError as error:
+                failure = from_rpc_error(error)
+                if not isinstance(failure, RateLimited) and failure.status not in _RECONNECT_CODES:
+                    raise failure from None
+            finally:
+                call.cancel()
+            now = loop.time()
+            failing_since = now if failing_since is None else failing_since
+            if now - failing_since > client.retry.timeout:
+                raise ServiceUnavailable(
+                    f"no answer from {client.address} for {client.retry.timeout:.0f} s: {failure}",
+                    status=grpc.StatusCode.UNAVAILABLE,
+                )
+            resumed = True
+            await asyncio.sleep(failure.retry_after if isinstance(failure, RateLimited) else next(delays))
+
+
+__all__ = [
+    "CHANNEL_OPTIONS",
+    "TOKEN_METADATA",
+    "CardgamesError",
+    "GameClient",
+    "Retry",
+    "SeatHandle",
+    "seed_hex",
+]

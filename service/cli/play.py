@@ -1,0 +1,282 @@
+"""``cardgames play GAME``: a whole match between built-in random bots, through the real service.
+
+The command starts the gRPC server in this process (127.0.0.1, a free port, an in-memory
+store unless ``--store`` names one), creates the match with the seed, and runs one
+:class:`clients.bots.RandomBot` per seat through the Python client, each holding only its
+own seat's token. A spectator's watch drives the progress line. Once the match is over it
+reads the whole log (everything shows then), prints one line per event through the game's
+``describe``, the final table and the standings, and with ``--log`` writes the log as
+NDJSON (one event per line: ``sequence``, ``type`` and the event's FORMAT.md fields).
+
+Nothing here is specific to a game: the game is reached through the engine registry.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import typer
+from rich.console import Console
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+from clients import Accepted, CardgamesError, GameClient, View, seed_hex
+from clients.bots import RandomBot
+from engine.core.protocol import GameRules, OptionsError
+from engine.core.registry import GAME_MODULES, UnknownGame, get_game
+from engine.core.replay import fold
+from service.server import start
+from service.store import EventStore, StoreError
+
+
+@dataclass
+class Match:
+    """A finished match: what the service said, and what the bots did."""
+
+    game: str
+    game_id: str
+    seed: str
+    start_sequence: int
+    events: list[tuple[int, Any]]  # (sequence, the engine's event struct), the whole log
+    final: View  # the spectator's final view
+    options: Mapping[str, Any]
+    players: int | None
+    commands: dict[int, int] = field(default_factory=dict)  # first sequence of a command's events -> seat
+    elapsed: float = 0.0
+
+
+class _Progress:
+    """A transient progress line on stderr: events, commands, the latest line of the account."""
+
+    def __init__(self, rules: GameRules, quiet: bool) -> None:
+        self.rules = rules
+        self.commands = 0
+        self.events = 0
+        self.latest = ""
+        self.display = Progress(
+            SpinnerColumn(),
+            TextColumn("{task.description}"),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+            transient=True,
+            disable=quiet,
+        )
+        self.task = self.display.add_task("starting")
+
+    def refresh(self) -> None:
+        text = f"{self.rules.NAME}: {self.commands} commands, {self.events} events  {self.latest}"
+        self.display.update(self.task, description=text[:160])
+
+
+def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
+    """``KEY=VALUE`` pairs; a VALUE that parses as JSON is taken as such, else as a string."""
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise typer.BadParameter(f"expected KEY=VALUE, got {pair!r}", param_hint="--option")
+        try:
+            options[key] = json.loads(value)
+        except json.JSONDecodeError:
+            options[key] = value
+    return options
+
+
+def match_seed(seed: str | None) -> str:
+    """The match's seed: an int as 64 hex digits, 64 hex digits as given, else a fresh random one."""
+    if seed is None:
+        return secrets.token_hex(32)
+    return seed_hex(int(seed)) if seed.isdecimal() else seed.lower()
+
+
+def decode(rules: GameRules, event: Mapping[str, Any]) -> Any:
+    """The engine's event struct for a FORMAT.md-shaped event read from the wire."""
+    return msgspec.convert(event, rules.Event)
+
+
+async def run_match(
+    rules: GameRules,
+    *,
+    seed: str,
+    players: int | None = None,
+    options: Mapping[str, Any] | None = None,
+    store: EventStore | None = None,
+    progress: _Progress | None = None,
+) -> Match:
+    """Serve in-process, create the match, play it with one random bot per seat, read its log."""
+    running = await start("127.0.0.1:0", store if store is not None else EventStore.from_url("memory:"))
+    started = time.perf_counter()
+    try:
+        async with GameClient(f"127.0.0.1:{running.port}") as client:
+            created = await client.create_game(rules.NAME, options=options, players=players, seed=seed)
+            commands: dict[int, int] = {}
+
+            def accepted_by(seat: int) -> Any:
+                def record(command: Mapping[str, Any], accepted: Accepted) -> None:
+                    if accepted.events:
+                        commands[accepted.events[0].sequence] = seat
+                    if progress is not None:
+                        progress.commands += 1
+
+                return record
+
+            bots = [
+                RandomBot(client.seat(created.game_id, token, game=rules.NAME), seed=f"{seed}:{seat}",
+                          on_accepted=accepted_by(seat))
+                for seat, token in enumerate(created.tokens)
+            ]
+            spectator = client.spectator(created.game_id, game=rules.NAME)
+            async with asyncio.TaskGroup() as group:  # a failing bot stops the others
+                watching = group.create_task(_follow(spectator.watch(), rules, progress))
+                for bot in bots:
+                    group.create_task(bot.run())
+            final = watching.result()
+            elapsed = time.perf_counter() - started
+            log = await spectator.log()
+    finally:
+        await running.stop(grace=1.0)
+    events = [(entry.sequence, decode(rules, entry.event)) for entry in log.events]
+    return Match(rules.NAME, created.game_id, seed, created.sequence, events, final, dict(options or {}), players,
+                 commands, elapsed)
+
+
+async def _follow(updates: Any, rules: GameRules, progress: _Progress | None) -> View:
+    """Follow the spectator's watch to its end, feeding the progress line; the final view."""
+    final: View | None = None
+    async for update in updates:
+        final = update.view
+        if progress is not None:
+            progress.events = update.sequence
+            for entry in reversed(update.events):
+                line = rules.describe(decode(rules, entry.event))
+                if line:
+                    progress.latest = line
+                    break
+            progress.refresh()
+    assert final is not None
+    return final
+
+
+def write_ndjson(path: Path, events: Sequence[tuple[int, Any]]) -> None:
+    """One JSON object per line: ``sequence``, then the event's FORMAT.md fields (``type`` first).
+
+    Map keys are sorted (a protobuf map keeps no order), so a seed always gives the same file.
+    """
+    encoder = msgspec.json.Encoder(order="deterministic")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as out:
+        for sequence, event in events:
+            out.write(b'{"sequence":%d,' % sequence + encoder.encode(event)[1:] + b"\n")
+
+
+def _flat(value: Any) -> str | None:
+    """A short text for a view field, or None when it is empty, nested or long."""
+    if value is None or value == [] or value == "":
+        return None
+    if isinstance(value, list):
+        if not all(isinstance(item, str | int | float | bool) for item in value):
+            return None
+        value = ", ".join(str(item) for item in value)
+    elif isinstance(value, dict):
+        return None
+    text = str(value)
+    return text if len(text) <= 80 else None
+
+
+def _place(place: int) -> str:
+    return {1: "1st", 2: "2nd", 3: "3rd"}.get(place, f"{place}th")
+
+
+def render(console: Console, rules: GameRules, match: Match, *, account: bool) -> str | None:
+    """Print the account (unless not wanted), the final table and the standings; the result line."""
+    result = None
+    for sequence, event in match.events:
+        line = rules.describe(event)
+        if not line:
+            continue
+        result = line
+        if account:
+            style = "bold" if sequence in match.commands else ""
+            console.print(Text(f"{sequence:>5}  ", style="dim") + Text(line, style=style))
+    console.rule("Final score")
+    if result:
+        console.print(Text(result, style="bold green"))
+    table = Table(title="Final table (public view)", show_header=False, box=None)
+    table.add_column(style="cyan")
+    table.add_column()
+    for key, value in match.final.data.items():
+        text = _flat(value)
+        if text is not None and key != "viewer":
+            table.add_row(key, text)
+    console.print(table)
+    config = rules.make_config(dict(match.options), match.players)
+    state = fold(rules, rules.initial(config), (event for _, event in match.events))
+    places = rules.outcome(state)
+    standings = Table(title="Standings")
+    standings.add_column("seat", justify="right")
+    standings.add_column("place")
+    for seat, place in sorted(enumerate(places), key=lambda item: (item[1], item[0])):
+        standings.add_row(str(seat), _place(place + 1) + (" (winner)" if place == 0 else ""))
+    console.print(standings)
+    return result
+
+
+def play_command(
+    game: str = typer.Argument(..., help=f"The game to play: {', '.join(sorted(GAME_MODULES))}."),
+    seed: str | None = typer.Option(
+        None, "--seed", help="An integer (as 64 hex digits, big-endian) or 64 hex digits; default: a random one."
+    ),
+    players: int | None = typer.Option(None, "--players", help="The number of players (default: the game's)."),
+    log: Path | None = typer.Option(None, "--log", help="Write the match's full event log here as NDJSON."),
+    option: list[str] = typer.Option(
+        [], "--option", "-o", help="A rules option, KEY=VALUE (VALUE as JSON, else a string); repeatable."
+    ),
+    store: str = typer.Option("memory:", "--store", help="Where the service keeps the match (a store URL)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the result, not every event."),
+) -> None:
+    """Play a whole match between built-in random bots through the gRPC service, and print it."""
+    console = Console(highlight=False, soft_wrap=True)
+    try:
+        rules = get_game(game)
+    except (UnknownGame, ModuleNotFoundError) as error:
+        typer.echo(f"cardgames play: unknown or unavailable game {game!r} ({error})", err=True)
+        raise typer.Exit(code=2) from error
+    options = parse_options(option)
+    try:
+        rules.make_config(dict(options), players)
+        event_store = EventStore.from_url(store)
+    except (OptionsError, StoreError) as error:
+        typer.echo(f"cardgames play: {error}", err=True)
+        raise typer.Exit(code=2) from error
+    seed_text = match_seed(seed)
+    progress = _Progress(rules, quiet or not console.is_terminal)
+    try:
+        with progress.display:
+            match = asyncio.run(
+                run_match(rules, seed=seed_text, players=players, options=options, store=event_store,
+                          progress=progress)
+            )
+    except* CardgamesError as group:
+        first = group.exceptions[0]
+        reason = first.reason if isinstance(first, CardgamesError) else ""
+        typer.echo(f"cardgames play: {first}", err=True)
+        raise typer.Exit(code=2 if reason.startswith("INVALID") else 1) from None
+    console.print(Text(f"{rules.TITLE}: game {match.game_id}, seed {match.seed}", style="bold"))
+    render(console, rules, match, account=not quiet)
+    commands = len(match.commands)
+    console.print(
+        f"{commands} commands, {len(match.events)} events in {match.elapsed:.2f} s "
+        f"({commands / match.elapsed if match.elapsed else 0:.0f} commands/s through gRPC)"
+    )
+    if log is not None:
+        write_ndjson(log, match.events)
+        console.print(f"Event log: {log} ({len(match.events)} lines of NDJSON)")
