@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from service.cli import conformance, serve
+from service.cli import conformance, play, serve
 
 app = typer.Typer(
     name="cardgames",
@@ -21,6 +21,7 @@ def _root() -> None:
 
 app.command("conformance")(conformance.conformance_command)
 app.command("serve")(serve.serve_command)
+app.command("play")(play.play_command)
 
 
 def main() -> None:
