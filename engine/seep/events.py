@@ -11,7 +11,7 @@ from typing import TypeAlias
 
 import msgspec
 
-from engine.core.events import MatchSeeded, Shuffled
+from engine.core.events import ClockCharged, MatchSeeded, SeatTimedOut, Shuffled
 from engine.seep.commands import Groups
 from engine.seep.config import Config
 from engine.seep.state import House
@@ -201,4 +201,6 @@ Event: TypeAlias = (
     | DealScored
     | BaaziWon
     | MatchEnded
+    | SeatTimedOut
+    | ClockCharged
 )

@@ -9,7 +9,7 @@ from msgspec.structs import replace
 
 from engine.core.cards import STANDARD_PACK
 from engine.core.chance import advance
-from engine.core.events import MatchSeeded, Shuffled
+from engine.core.events import ClockCharged, MatchSeeded, SeatTimedOut, Shuffled
 from engine.seep.events import (
     BaaziWon,
     BidMade,
@@ -250,6 +250,9 @@ _HANDLERS: dict[type, Callable[[State, Any], State]] = {
     DealScored: _deal_scored,
     BaaziWon: _baazi_won,
     MatchEnded: _match_ended,
+    # Seat events (the service's clock): their meaning is engine/core/seat_events.py's.
+    SeatTimedOut: lambda state, event: state,
+    ClockCharged: lambda state, event: state,
 }
 
 

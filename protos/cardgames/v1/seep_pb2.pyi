@@ -1229,6 +1229,8 @@ class SeepEvent(_message.Message):
     DEAL_SCORED_FIELD_NUMBER: _builtins.int
     BAAZI_WON_FIELD_NUMBER: _builtins.int
     MATCH_ENDED_FIELD_NUMBER: _builtins.int
+    SEAT_TIMED_OUT_FIELD_NUMBER: _builtins.int
+    CLOCK_CHARGED_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def match_created(self) -> Global___SeepMatchCreated: ...
     @_builtins.property
@@ -1267,6 +1269,10 @@ class SeepEvent(_message.Message):
     def baazi_won(self) -> Global___SeepBaaziWon: ...
     @_builtins.property
     def match_ended(self) -> Global___SeepMatchEnded: ...
+    @_builtins.property
+    def seat_timed_out(self) -> _common_pb2.SeatTimedOut: ...
+    @_builtins.property
+    def clock_charged(self) -> _common_pb2.ClockCharged: ...
     def __init__(
         self,
         *,
@@ -1289,12 +1295,14 @@ class SeepEvent(_message.Message):
         deal_scored: Global___SeepDealScored | None = ...,
         baazi_won: Global___SeepBaaziWon | None = ...,
         match_ended: Global___SeepMatchEnded | None = ...,
+        seat_timed_out: _common_pb2.SeatTimedOut | None = ...,
+        clock_charged: _common_pb2.ClockCharged | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["baazi_won", b"baazi_won", "bid_made", b"bid_made", "broken", b"broken", "built", b"built", "captured", b"captured", "cards_dealt", b"cards_dealt", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "dealer_chosen", b"dealer_chosen", "event", b"event", "floor_dealt", b"floor_dealt", "floor_revealed", b"floor_revealed", "leftover_awarded", b"leftover_awarded", "match_created", b"match_created", "match_ended", b"match_ended", "match_seeded", b"match_seeded", "redealt", b"redealt", "shuffled", b"shuffled", "sweep_scored", b"sweep_scored", "thrown", b"thrown"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["baazi_won", b"baazi_won", "bid_made", b"bid_made", "broken", b"broken", "built", b"built", "captured", b"captured", "cards_dealt", b"cards_dealt", "clock_charged", b"clock_charged", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "dealer_chosen", b"dealer_chosen", "event", b"event", "floor_dealt", b"floor_dealt", "floor_revealed", b"floor_revealed", "leftover_awarded", b"leftover_awarded", "match_created", b"match_created", "match_ended", b"match_ended", "match_seeded", b"match_seeded", "redealt", b"redealt", "seat_timed_out", b"seat_timed_out", "shuffled", b"shuffled", "sweep_scored", b"sweep_scored", "thrown", b"thrown"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["baazi_won", b"baazi_won", "bid_made", b"bid_made", "broken", b"broken", "built", b"built", "captured", b"captured", "cards_dealt", b"cards_dealt", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "dealer_chosen", b"dealer_chosen", "event", b"event", "floor_dealt", b"floor_dealt", "floor_revealed", b"floor_revealed", "leftover_awarded", b"leftover_awarded", "match_created", b"match_created", "match_ended", b"match_ended", "match_seeded", b"match_seeded", "redealt", b"redealt", "shuffled", b"shuffled", "sweep_scored", b"sweep_scored", "thrown", b"thrown"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["baazi_won", b"baazi_won", "bid_made", b"bid_made", "broken", b"broken", "built", b"built", "captured", b"captured", "cards_dealt", b"cards_dealt", "clock_charged", b"clock_charged", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "dealer_chosen", b"dealer_chosen", "event", b"event", "floor_dealt", b"floor_dealt", "floor_revealed", b"floor_revealed", "leftover_awarded", b"leftover_awarded", "match_created", b"match_created", "match_ended", b"match_ended", "match_seeded", b"match_seeded", "redealt", b"redealt", "seat_timed_out", b"seat_timed_out", "shuffled", b"shuffled", "sweep_scored", b"sweep_scored", "thrown", b"thrown"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["match_created", "match_seeded", "shuffled", "dealer_chosen", "deal_started", "cards_dealt", "floor_dealt", "redealt", "bid_made", "floor_revealed", "captured", "thrown", "built", "broken", "sweep_scored", "leftover_awarded", "deal_scored", "baazi_won", "match_ended"]  # noqa: Y015
+    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["match_created", "match_seeded", "shuffled", "dealer_chosen", "deal_started", "cards_dealt", "floor_dealt", "redealt", "bid_made", "floor_revealed", "captured", "thrown", "built", "broken", "sweep_scored", "leftover_awarded", "deal_scored", "baazi_won", "match_ended", "seat_timed_out", "clock_charged"]  # noqa: Y015
     _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_event) -> _WhichOneofReturnType_event | None: ...
 
