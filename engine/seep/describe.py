@@ -109,6 +109,8 @@ def describe(event: Any) -> str | None:
             extra = f" + {event.sweeps[side]} sweeps" if event.sweeps[side] else ""
             bonus = f" + {event.bonus[side]} bonus" if event.bonus[side] else ""
             parts.append(f"team {side} {event.card_points[side]}{extra}{bonus} = {event.scores[side]}")
+        if event.baazi_winner is not None:
+            return f"deal scored: {'; '.join(parts)}; team {event.baazi_winner} takes the baazi, difference reset to 0"
         return f"deal scored: {'; '.join(parts)}; difference {event.difference:+d}"
     if isinstance(event, BaaziWon):
         why = "the 9-point rule" if event.reason == "minimum" else "a 100-point lead"

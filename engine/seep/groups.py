@@ -37,22 +37,25 @@ def has_group(values: Iterable[int], target: int) -> bool:
 class FloorGroups:
     """The groups of one floor's loose cards, and the ways to select disjoint ones."""
 
-    __slots__ = ("_cards", "_groupings", "_memo", "by_low", "by_sum", "cards", "full", "sums", "values")
+    __slots__ = ("_by_low", "_by_sum", "_cards", "_groupings", "_memo", "cards", "full", "sums", "values")
 
     def __init__(self, loose: tuple[str, ...]) -> None:
         self.cards = loose
         self.values = [VALUE[card] for card in loose]
         self.full = (1 << len(loose)) - 1
         self.sums = reachable_sums(self.values)
-        #: by_sum[s]: every set of loose cards adding up to s; by_low[s, i]: those whose lowest card is i.
-        self.by_sum: dict[int, list[int]] = {}
-        self.by_low: dict[tuple[int, int], list[int]] = {}
         self._cards: dict[int, tuple[str, ...]] = {}
         self._groupings: dict[tuple[int, int, bool, bool], list[tuple[tuple[str, ...], ...]]] = {}
         self._memo: dict[tuple[int, int, int, bool, bool], list[Selection]] = {}
+        self._by_sum: dict[int, list[int]] | None = None
+        self._by_low: dict[tuple[int, int], list[int]] = {}
+
+    def _index(self) -> dict[int, list[int]]:
+        """Every set of loose cards by its sum (and, in ``_by_low``, by sum and lowest card)."""
+        by_sum: dict[int, list[int]] = {}
+        by_low = self._by_low
         values = self.values
         count = len(values)
-        by_sum, by_low = self.by_sum, self.by_low
         for low in range(count):
             pending = [(1 << low, values[low], low + 1)]
             while pending:
@@ -70,6 +73,15 @@ class FloorGroups:
                     grown = total + values[j]
                     if grown <= MAX_SUM:
                         pending.append((mask | 1 << j, grown, j + 1))
+        self._by_sum = by_sum
+        return by_sum
+
+    def adding_to(self, total: int) -> list[int]:
+        """Every set of loose cards (a bitmask) whose values add up to ``total``."""
+        if not self.sums >> total & 1 or total <= 0:
+            return []
+        by_sum = self._by_sum if self._by_sum is not None else self._index()
+        return by_sum[total]
 
     def cards_of(self, mask: int) -> tuple[str, ...]:
         """The loose cards of a set, in floor order (memoised)."""
@@ -100,8 +112,10 @@ class FloorGroups:
         ``avail``; with ``merged_singles`` the single cards of value ``target`` left
         out do not count (they join the new house by themselves, A8.3).
         """
-        if target not in self.by_sum:
+        if not self.sums >> target & 1:
             return _NOTHING
+        if self._by_sum is None:
+            self._index()
         return self._select(target, avail, 1, maximal, merged_singles)
 
     def _select(self, target: int, rem: int, sums: int, maximal: bool, merged: bool) -> list[Selection]:
@@ -123,7 +137,7 @@ class FloorGroups:
         else:
             out.extend(self._select(target, rest, sums, maximal, merged))
         # ... or it is the lowest card of one of the groups taken
-        for group in self.by_low.get((target, low), ()):
+        for group in self._by_low.get((target, low), ()):
             if group & rem == group:
                 for tail in self._select(target, rem & ~group, sums, maximal, merged):
                     out.append((group, *tail))
