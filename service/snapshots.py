@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
+import weakref
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -37,6 +39,18 @@ DEFAULT_EVERY = 100
 TOPIC_PREFIX = "cardgames.snapshot."
 
 _encoder = msgspec.msgpack.Encoder()
+#: One snapshot recorder per store (the in-memory one would otherwise be a new, empty one each time).
+_recorders: weakref.WeakKeyDictionary[InfrastructureFactory, AggregateRecorder] = weakref.WeakKeyDictionary()
+_recorders_lock = threading.Lock()
+
+
+def snapshot_recorder(factory: InfrastructureFactory) -> AggregateRecorder:
+    """The library's snapshot recorder of a store (its ``snapshots`` table), one per store."""
+    with _recorders_lock:
+        recorder = _recorders.get(factory)
+        if recorder is None:
+            recorder = _recorders[factory] = factory.aggregate_recorder("snapshots")
+        return recorder
 
 
 @cache
@@ -82,7 +96,7 @@ class SnapshotStore:
 
     def __init__(self, factory: InfrastructureFactory, every: int = DEFAULT_EVERY) -> None:
         self.every = max(0, every)
-        self.recorder: AggregateRecorder | None = factory.aggregate_recorder("snapshots") if self.every else None
+        self.recorder: AggregateRecorder | None = snapshot_recorder(factory) if self.every else None
 
     def due(self, before: int, after: int) -> bool:
         """Whether a command that moved a game from ``before`` to ``after`` crossed a multiple of K."""
