@@ -102,19 +102,26 @@ def _enumerated(state: State, seat: int) -> set[Any]:
     return set(keys)
 
 
+def _assert_exact(state: State) -> int:
+    """The candidates decide accepts are exactly the listed commands; returns the seat to act."""
+    seat = seep.to_act(state)[0]
+    listed = _enumerated(state, seat)
+    accepted = {
+        canonical(command)
+        for command in _candidates(state, seat)
+        if not isinstance(seep.decide(state, seat, command), Rejection)
+    }
+    assert accepted == listed
+    return seat
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32), options=options_strategy, steps=st.integers(0, 100))
 def test_legal_commands_are_exactly_the_accepted_ones(seed: int, options: dict[str, Any], steps: int) -> None:
     state = _position(seed, options, steps)
     if seep.is_over(state) or len(state.loose) > 6:
         return
-    seat = seep.to_act(state)[0]
-    listed = _enumerated(state, seat)
-    accepted = set()
-    for command in _candidates(state, seat):
-        if not isinstance(seep.decide(state, seat, command), Rejection):
-            accepted.add(canonical(command))
-    assert accepted == listed
+    seat = _assert_exact(state)
     for other in range(4):
         if other != seat:
             assert seep.legal_commands(state, other) == []
@@ -229,10 +236,4 @@ def _built_positions(draw: st.DrawFn) -> State:
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(state=_built_positions())
 def test_legal_commands_on_built_positions(state: State) -> None:
-    seat = seep.to_act(state)[0]
-    listed = _enumerated(state, seat)
-    accepted = set()
-    for command in _candidates(state, seat):
-        if not isinstance(seep.decide(state, seat, command), Rejection):
-            accepted.add(canonical(command))
-    assert accepted == listed
+    _assert_exact(state)
