@@ -8,6 +8,18 @@ module's own msgspec JSON encoding of the engine's tagged event struct (decoded 
 into the game's ``Event`` union: no aggregate, no transcoder), its ``topic`` is
 ``cardgames.<game>.<event tag>``.
 
+For the audit log (docs/log-format.md) a record's JSON object starts with reserved keys
+before the event's own: ``"@hash"``, the log's chain hash after this event (computed by
+the application layer over the canonical encoding, never over these bytes), and on the
+first record of a command's batch ``"@seat"`` (who sent it) and ``"@command"`` (the
+FORMAT.md command as the rules parsed it). Decoding the event ignores them (unknown
+keys), so the hot path of a replay does not change; :meth:`EventStore.log` and
+:meth:`EventStore.head` read them back.
+
+A game created with seat entropy has a second stream, ``entropy_stream(game_id)``: one
+record per seat's commitment and per seat's reveal, in the order they arrived. The last
+reveal and the start events of the match are written in one insert.
+
 All the events of one command are written in ONE ``insert_events`` call (one transaction);
 the recorder's primary key (originator_id, originator_version) is the optimistic
 concurrency check: a second writer at the same sequence gets the library's
@@ -34,7 +46,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
-from uuid import UUID
+from uuid import UUID, uuid5
 
 import msgspec
 from eventsourcing.persistence import (
@@ -55,13 +67,48 @@ HEADER_FORMAT = 1
 
 
 class Header(msgspec.Struct, frozen=True):
-    """The first record of a game's stream: what the game is and who may act in it."""
+    """The first record of a game's stream: what the game is and who may act in it.
+
+    The audit fields (docs/log-format.md): the rules version the game was created under,
+    the server's seed (secret until the match ends; the store holds secrets anyway, like
+    the hidden ``match_seeded`` event) with its public commitment, whether the seed was
+    given by the creator, whether the seats add entropy, the first dealer given and the
+    number of stacked orders.
+    """
 
     game: str
     players: int
     config: dict[str, Any]
     token_hashes: tuple[str, ...]
     format: int = HEADER_FORMAT
+    rules_version: str = ""
+    seed: str | None = None
+    seed_commitment: str = ""
+    seed_given: bool = False
+    seat_entropy: bool = False
+    dealer: int | None = None
+    stacked: int = 0
+    #: The stacked orders of a seat-entropy game, kept (secret) until its match starts.
+    decks: tuple[tuple[str, ...], ...] = ()
+
+
+class Note(msgspec.Struct, frozen=True):
+    """A record's reserved keys: the chain hash after its event, and the command of its batch."""
+
+    hash: str = msgspec.field(name="@hash", default="")
+    seat: int | None = msgspec.field(name="@seat", default=None)
+    command: dict[str, Any] | None = msgspec.field(name="@command", default=None)
+
+
+NO_NOTE = Note()
+
+
+class EntropyRecord(msgspec.Struct, frozen=True):
+    """A seat's commitment (``kind="commit"``, SHA-256 of its entropy) or its revealed entropy."""
+
+    seat: int
+    kind: str
+    value: str
 
 
 class StoreError(Exception):
@@ -154,6 +201,10 @@ def describe_environment(env: Mapping[str, str]) -> str:
 
 _encoder = msgspec.json.Encoder()
 _header_decoder = msgspec.json.Decoder(Header)
+_note_decoder = msgspec.json.Decoder(Note)
+_entropy_decoder = msgspec.json.Decoder(EntropyRecord)
+NOTE_PREFIX = b'{"@'
+ENTROPY_TOPIC = "cardgames.entropy"
 
 
 @cache
@@ -172,6 +223,22 @@ def encode_event(event: Any) -> bytes:
 def decode_events(game: GameRules, records: Iterable[bytes]) -> list[Any]:
     decode = _event_decoder(game.Event).decode
     return [decode(state) for state in records]
+
+
+def encode_noted(event: Any, note: Mapping[str, Any]) -> bytes:
+    """A record's state: the reserved keys of ``note`` first, then the event's own keys."""
+    body = _encoder.encode(event)
+    return _encoder.encode(note)[:-1] + b"," + body[1:] if note else body
+
+
+def decode_note(state: bytes) -> Note:
+    """The reserved keys of a record (empty for a record written without them)."""
+    return _note_decoder.decode(state) if state.startswith(NOTE_PREFIX) else NO_NOTE
+
+
+def entropy_stream(game_id: UUID) -> UUID:
+    """The id of a game's seat-entropy stream."""
+    return uuid5(game_id, "cardgames.entropy")
 
 
 # ---------------------------------------------------------------------------
@@ -200,36 +267,95 @@ class EventStore:
     def close(self) -> None:
         self.factory.close()
 
-    def create(self, game_id: UUID, header: Header, events: Sequence[Any]) -> int:
-        """Write a new game: its header and its start events, in one insert; returns the sequence."""
+    def create(self, game_id: UUID, header: Header, events: Sequence[Any], hashes: Sequence[str] = ()) -> int:
+        """Write a new game: its header and its start events, in one insert; returns the sequence.
+
+        ``hashes``: the chain hash after each event (kept in its record), when there is a chain.
+        """
         records = [StoredEvent(game_id, HEADER_VERSION, HEADER_TOPIC, _encoder.encode(header))]
-        records += self._records(game_id, header.game, 0, events)
+        records += self._records(game_id, header.game, 0, events, None, hashes)
         try:
             self.recorder.insert_events(records)
         except IntegrityError as error:
             raise StaleSequence(game_id, -1) from error
         return len(events)
 
-    def append(self, game_id: UUID, game_name: str, after: int, events: Sequence[Any]) -> int:
+    def append(
+        self,
+        game_id: UUID,
+        game_name: str,
+        after: int,
+        events: Sequence[Any],
+        command: tuple[int, Any] | None = None,
+        hashes: Sequence[str] = (),
+    ) -> int:
         """Write the events of one command after sequence ``after``, in one insert.
 
-        Raises :class:`StaleSequence` when any of their sequences is taken (nothing is written).
+        ``command`` is ``(seat, FORMAT.md command)``, kept with the first event; ``hashes``
+        the chain hash after each event. Raises :class:`StaleSequence` when any of their
+        sequences is taken (nothing is written).
         """
         if not events:
             return after
         try:
-            self.recorder.insert_events(self._records(game_id, game_name, after, events))
+            self.recorder.insert_events(self._records(game_id, game_name, after, events, command, hashes))
         except IntegrityError as error:
             raise StaleSequence(game_id, after) from error
         return after + len(events)
 
     @staticmethod
-    def _records(game_id: UUID, game_name: str, after: int, events: Sequence[Any]) -> list[StoredEvent]:
+    def _records(
+        game_id: UUID,
+        game_name: str,
+        after: int,
+        events: Sequence[Any],
+        command: tuple[int, Any] | None = None,
+        hashes: Sequence[str] = (),
+    ) -> list[StoredEvent]:
         prefix = f"cardgames.{game_name}."
-        return [
-            StoredEvent(game_id, after + index, prefix + event_tag(event), _encoder.encode(event))
-            for index, event in enumerate(events, start=1)
-        ]
+        if not hashes and command is None:
+            return [
+                StoredEvent(game_id, after + index, prefix + event_tag(event), _encoder.encode(event))
+                for index, event in enumerate(events, start=1)
+            ]
+        records = []
+        for index, event in enumerate(events):
+            note: dict[str, Any] = {"@hash": hashes[index]} if hashes else {}
+            if index == 0 and command is not None:
+                note["@seat"], note["@command"] = command
+            records.append(
+                StoredEvent(game_id, after + index + 1, prefix + event_tag(event), encode_noted(event, note))
+            )
+        return records
+
+    # -- seat entropy ---------------------------------------------------------------
+
+    def add_entropy(
+        self,
+        game_id: UUID,
+        version: int,
+        record: EntropyRecord,
+        start: tuple[str, Sequence[Any], Sequence[str]] | None = None,
+    ) -> None:
+        """Write a seat's commitment or reveal as record ``version`` of the entropy stream.
+
+        ``start`` (game name, events, hashes): the match's start events, written in the same
+        insert (with the last reveal). Raises :class:`StaleSequence` when the version or a
+        sequence is taken.
+        """
+        records = [StoredEvent(entropy_stream(game_id), version, f"{ENTROPY_TOPIC}.{record.kind}",
+                               _encoder.encode(record))]
+        if start is not None:
+            records += self._records(game_id, start[0], 0, start[1], None, start[2])
+        try:
+            self.recorder.insert_events(records)
+        except IntegrityError as error:
+            raise StaleSequence(game_id, 0) from error
+
+    def entropy(self, game_id: UUID) -> list[EntropyRecord]:
+        """A game's seat-entropy records in the order they were written."""
+        records = self.recorder.select_events(entropy_stream(game_id))
+        return [_entropy_decoder.decode(record.state) for record in records]
 
     def header(self, game_id: UUID) -> Header:
         records = self.recorder.select_events(game_id, lte=HEADER_VERSION, limit=1)
@@ -241,6 +367,22 @@ class EventStore:
         """The game's events with sequence in (after, upto], in order."""
         records = self.recorder.select_events(game_id, gt=max(after, HEADER_VERSION), lte=upto)
         return decode_events(game, (record.state for record in records))
+
+    def log(self, game_id: UUID, game: GameRules, after: int = 0, upto: int | None = None) -> list[tuple[Any, Note]]:
+        """The game's events with sequence in (after, upto], each with its record's note."""
+        records = self.recorder.select_events(game_id, gt=max(after, HEADER_VERSION), lte=upto)
+        decode = _event_decoder(game.Event).decode
+        return [(decode(record.state), decode_note(record.state)) for record in records]
+
+    def head(self, game_id: UUID, upto: int | None = None) -> tuple[int, str]:
+        """The sequence and the chain hash of the game's last event (at or before ``upto``).
+
+        ``(0, "")`` when it has no event yet; the hash is "" for a record written without one.
+        """
+        records = self.recorder.select_events(game_id, gt=HEADER_VERSION, lte=upto, desc=True, limit=1)
+        if not records:
+            return 0, ""
+        return records[0].originator_version, decode_note(records[0].state).hash
 
     def load(self, game_id: UUID, game_for: Any) -> tuple[Header, list[Any]]:
         """The header and every event of a game, in one read. ``game_for(name)`` gives the rules."""
