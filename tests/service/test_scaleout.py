@@ -206,3 +206,17 @@ async def test_the_live_cache_is_bounded_and_reloads_what_it_dropped() -> None:
     assert [v.sequence for v in views] == [c.sequence for c in created]
     assert len(games._live) == 3
     games._executor.shutdown(wait=True)
+
+
+async def test_only_the_latest_finished_games_stay_cached() -> None:
+    games = Games(EventStore.from_url("memory:"), max_finished=1)
+    rng = random.Random(6)
+    ids = []
+    for _ in range(2):
+        created = await games.create(GAME, {}, None, seed=SEED)
+        while await play_one(games, created.game_id, created.seat_tokens, rng):
+            pass
+        ids.append(UUID(created.game_id))
+    assert ids[0] not in games._live and ids[1] in games._live
+    assert (await games.view(str(ids[0]), None)).over  # reloaded from the store when asked again
+    games._executor.shutdown(wait=True)
