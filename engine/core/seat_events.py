@@ -53,6 +53,12 @@ class SeatRules:
         self.rules = rules
         self.Event: Any = Union[rules.Event, SeatTimedOut, ClockCharged]  # noqa: UP007 (built at run time)
         self._evolve = rules.evolve
+        # A Seated subclass whose ``game`` has the game's own state type, so that a state
+        # encodes and decodes (msgspec, e.g. snapshots) with nothing lost.
+        game_state = type(rules.initial(rules.make_config({}, None)))
+        self.State: type[Seated] = msgspec.defstruct(  # type: ignore[assignment]
+            f"Seated_{rules.NAME}", [("game", game_state)], bases=(Seated,), frozen=True, module=__name__
+        )
 
     def __getattr__(self, name: str) -> Any:
         # NAME, TITLE, Config, Command, View, make_config, start, ... are the game's own.
@@ -62,7 +68,7 @@ class SeatRules:
         return f"SeatRules({self.rules.NAME})"
 
     def initial(self, config: Any) -> Seated:
-        return Seated(self.rules.initial(config), _players(config))
+        return self.State(self.rules.initial(config), _players(config))
 
     def evolve(self, state: Seated, event: Any) -> Seated:
         kind = type(event)
@@ -72,7 +78,7 @@ class SeatRules:
             return state
         if kind is ClockCharged:
             return msgspec.structs.replace(state, banks={**state.banks, event.seat: event.bank_ms})
-        return Seated(self._evolve(state.game, event), state.players, state.forfeited, state.banks)
+        return self.State(self._evolve(state.game, event), state.players, state.forfeited, state.banks)
 
     def decide(self, state: Seated, seat: int, command: Any) -> Sequence[Any] | Rejection:
         if state.forfeited is not None:
@@ -106,7 +112,7 @@ class SeatRules:
         return self.rules.snapshot(state.game)
 
     def from_snapshot(self, config: Any, snapshot: Mapping[str, Any], setup: Setup) -> Seated:
-        return Seated(self.rules.from_snapshot(config, snapshot, setup), _players(config))
+        return self.State(self.rules.from_snapshot(config, snapshot, setup), _players(config))
 
     def describe(self, event: Any) -> str | None:
         if isinstance(event, SeatTimedOut):

@@ -1,0 +1,10 @@
+"""Headless tournaments: schedules, an event-sourced runner, standings, ratings and the SPRT.
+
+* :mod:`service.tournament.schedule`: round robin, seat rotation, duplicate deals, partnerships;
+* :mod:`service.tournament.log`: the tournament's events, one stream per tournament in the
+  games' event store (a restarted runner rebuilds where it was from them);
+* :mod:`service.tournament.standings`: points, crosstable, openskill ratings, SPRT;
+* :mod:`service.tournament.sprt`: the sequential probability ratio test;
+* :mod:`service.tournament.runner`: plays the schedule through the application layer
+  (built-in bots in process, remote bots through their match assignments).
+"""

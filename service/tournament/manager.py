@@ -1,0 +1,386 @@
+"""Tournaments on the application layer: create, register, assignments, standings, and the runner.
+
+:class:`Tournaments` is to tournaments what :class:`service.games.Games` is to games: it
+keeps each tournament's folded state in memory, writes its events to the tournament's
+stream (service/tournament/log.py) and runs its schedule as an asyncio task:
+
+* every match is a game of the application layer, created from the schedule's seed; a
+  built-in entrant's seats are played in process (service/tournament/players.py), a
+  remote entrant's are posted to its assignment stream (service/tournament/hub.py);
+* a match is recorded ``match_scheduled`` (its game and seat tokens) before anyone plays
+  it and ``match_finished`` (the ranks) once its game is over, so a runner that stops at
+  any point and starts again resumes each scheduled match's own game, never plays a
+  finished match again, and schedules the rest;
+* the matches wait until every remote entrant has registered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import secrets
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import aclosing, suppress
+from dataclasses import dataclass, field
+from typing import Any
+from uuid import UUID, uuid4
+
+import msgspec
+
+from engine.core.events import SeatTimedOut
+from engine.core.protocol import OptionsError
+from engine.core.registry import UnknownGame, get_game
+from engine.core.seat_events import CONSEQUENCES
+from service.games import (
+    GameNotFoundError,
+    Games,
+    InvalidOptions,
+    InvalidRequest,
+    MissingToken,
+    UnknownGameError,
+    WrongToken,
+    token_hash,
+)
+from service.tournament.hub import Assignment, Hub
+from service.tournament.log import (
+    BUILTIN_KINDS,
+    ClockOptions,
+    Entrant,
+    EntrantRegistered,
+    MatchFinished,
+    MatchScheduled,
+    StaleTournament,
+    TournamentCreated,
+    TournamentFinished,
+    TournamentLog,
+    TournamentNotFound,
+    TournamentState,
+    fold_tournament,
+)
+from service.tournament.players import play_seat, policy_for
+from service.tournament.schedule import MatchSpec
+from service.tournament.standings import Standings, standings, tournament_schedule
+
+log = logging.getLogger(__name__)
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
+SEED_HEX = re.compile(r"[0-9a-f]{64}")
+
+
+class TournamentNotFoundError(GameNotFoundError):
+    reason = "TOURNAMENT_NOT_FOUND"
+
+
+class InvalidTournament(InvalidRequest):
+    reason = "INVALID_TOURNAMENT"
+
+
+class UnknownEntrant(InvalidRequest):
+    reason = "UNKNOWN_ENTRANT"
+
+
+class AlreadyRegistered(InvalidRequest):
+    reason = "ALREADY_REGISTERED"
+
+
+class EntrantTokenInvalid(WrongToken):
+    reason = "ENTRANT_TOKEN_INVALID"
+
+
+def parse_entrants(specs: Sequence[str]) -> tuple[Entrant, ...]:
+    """``random``, ``heuristic``, ``ismcts`` (built-in, named after the kind), ``NAME=KIND`` (a
+    built-in under another name) or any other ``NAME`` (a remote entrant that registers)."""
+    entrants = []
+    for spec in specs:
+        name, _, kind = spec.strip().partition("=")
+        name, kind = name.strip(), kind.strip()
+        if not NAME.fullmatch(name):
+            raise InvalidTournament(f"an entrant's name is 1-40 letters, digits, '_', '.', '-': {name!r}")
+        if kind and kind not in BUILTIN_KINDS:
+            raise InvalidTournament(f"unknown bot {kind!r} for {name!r}; built-in bots: {', '.join(BUILTIN_KINDS)}")
+        bot = kind or (name if name in BUILTIN_KINDS else None)
+        entrants.append(Entrant(name, bot))
+    return tuple(entrants)
+
+
+@dataclass(eq=False)
+class _Running:
+    uuid: UUID
+    state: TournamentState
+    hub: Hub
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    changed: asyncio.Condition = field(default_factory=asyncio.Condition)
+    task: asyncio.Task[None] | None = None
+
+    @property
+    def created(self) -> TournamentCreated:
+        return self.state.created
+
+
+class Tournaments:
+    """The tournaments of one process, on the games' store and application layer."""
+
+    def __init__(self, games: Games, *, clocks: Any = None) -> None:
+        self.games = games
+        self.log = TournamentLog(games.store)
+        self.clocks = clocks
+        self._open: dict[str, _Running] = {}
+
+    # -- creating and finding ---------------------------------------------------------
+
+    async def create(
+        self,
+        game: str,
+        entrants: Sequence[str],
+        *,
+        players: int | None = None,
+        options: Mapping[str, Any] | None = None,
+        matches: int | None = None,
+        duplicate: bool = False,
+        seed: str | None = None,
+        clock: ClockOptions | None = None,
+        parallel: int = 1,
+        start: bool = True,
+        tournament_id: str | None = None,
+    ) -> str:
+        """A new tournament (its schedule fixed by these settings); its runner starts unless ``start`` is False."""
+        try:
+            rules = get_game(game)
+        except (UnknownGame, ModuleNotFoundError) as error:
+            raise UnknownGameError(f"unknown game {game!r}", game=game) from error
+        try:
+            config = rules.make_config(dict(options or {}), players)
+        except OptionsError as error:
+            raise InvalidOptions(str(error), game=game) from error
+        if seed is not None and not SEED_HEX.fullmatch(seed):
+            raise InvalidRequest("a seed is 32 bytes in hex (64 hex digits)", reason="INVALID_SEED")
+        if clock is not None and (clock.move_ms <= 0 or clock.bank_ms < 0 or clock.on_timeout not in CONSEQUENCES):
+            raise InvalidTournament("a clock has move_ms > 0, bank_ms >= 0 and on_timeout forfeit or auto_move")
+        created = TournamentCreated(
+            game=game,
+            players=int(config.players),
+            options=dict(options or {}),
+            entrants=parse_entrants(entrants),
+            matches=matches,
+            duplicate=duplicate,
+            seed=seed or secrets.token_hex(32),
+            clock=clock,
+            parallel=max(1, parallel),
+        )
+        uuid = UUID(tournament_id) if tournament_id else uuid4()
+        state = fold_tournament(str(uuid), [created])
+        try:
+            tournament_schedule(state)
+        except ValueError as error:
+            raise InvalidTournament(str(error)) from error
+        try:
+            await asyncio.to_thread(self.log.create, uuid, created)
+        except StaleTournament as error:
+            raise InvalidTournament(str(error)) from error
+        running = _Running(uuid, state, Hub([e.name for e in created.entrants if e.remote]))
+        self._open[str(uuid)] = running
+        if start:
+            self.start(str(uuid))
+        return str(uuid)
+
+    async def _get(self, tournament_id: str) -> _Running:
+        try:
+            uuid = UUID(tournament_id)
+        except (ValueError, TypeError, AttributeError) as error:
+            raise InvalidRequest(f"not a tournament id: {tournament_id!r}", reason="INVALID_TOURNAMENT_ID") from error
+        running = self._open.get(str(uuid))
+        if running is None:
+            try:
+                state = await asyncio.to_thread(self.log.load, uuid)
+            except TournamentNotFound as error:
+                raise TournamentNotFoundError(str(error), tournament_id=tournament_id) from error
+            running = self._open.setdefault(
+                str(uuid), _Running(uuid, state, Hub([e.name for e in state.created.entrants if e.remote]))
+            )
+        return running
+
+    async def state(self, tournament_id: str) -> TournamentState:
+        return (await self._get(tournament_id)).state
+
+    async def standings(self, tournament_id: str) -> Standings:
+        return standings((await self._get(tournament_id)).state)
+
+    async def watch(self, tournament_id: str) -> AsyncIterator[Standings]:
+        """The standings now, then after every finished match; ends with the tournament."""
+        running = await self._get(tournament_id)
+        seen = [-1]
+        while True:
+            async with running.changed:
+                await running.changed.wait_for(lambda: running.state.version != seen[0])
+                seen[0] = running.state.version
+            yield standings(running.state)
+            if running.state.over:
+                return
+
+    # -- remote entrants -----------------------------------------------------------------
+
+    async def register(self, tournament_id: str, name: str) -> str:
+        """Register the remote entrant ``name``: its secret token (shown once; only its hash is kept)."""
+        running = await self._get(tournament_id)
+        entrant = next((e for e in running.created.entrants if e.name == name), None)
+        if entrant is None or not entrant.remote:
+            raise UnknownEntrant(f"{name!r} is not a remote entrant of this tournament", name=name)
+        token = secrets.token_urlsafe(32)
+        async with running.lock:
+            if name in running.state.registered:
+                raise AlreadyRegistered(f"{name!r} has registered already", name=name)
+            await self._append(running, [EntrantRegistered(name, token_hash(token))])
+        return token
+
+    def _entrant(self, running: _Running, token: str | None) -> str:
+        if not token:
+            raise MissingToken("send the entrant token from RegisterEntrant in the cardgames-token metadata")
+        digest = token_hash(token)
+        for name, known in running.state.registered.items():
+            if secrets.compare_digest(known, digest):
+                return name
+        raise EntrantTokenInvalid("the token is not an entrant token of this tournament")
+
+    async def assignments(self, tournament_id: str, token: str | None) -> AsyncIterator[Assignment]:
+        """The entrant's open match assignments, then each new one, until the tournament ends."""
+        running = await self._get(tournament_id)
+        name = self._entrant(running, token)
+        return running.hub.follow(name)
+
+    # -- running -------------------------------------------------------------------------
+
+    def start(self, tournament_id: str) -> None:
+        running = self._open[tournament_id]
+        if running.task is None or running.task.done():
+            running.task = asyncio.create_task(self._run(running), name=f"tournament-{tournament_id}")
+
+    async def wait(self, tournament_id: str) -> Standings:
+        running = await self._get(tournament_id)
+        if running.task is not None:
+            await running.task
+        return standings(running.state)
+
+    async def resume_all(self) -> list[str]:
+        """Start the runner of every unfinished tournament in the store (a restarted server)."""
+        resumed = []
+        for tournament_id in await asyncio.to_thread(self.log.listed):
+            running = await self._get(tournament_id)
+            if not running.state.over:
+                self.start(tournament_id)
+                resumed.append(tournament_id)
+        return resumed
+
+    async def close(self) -> None:
+        for running in self._open.values():
+            if running.task is not None and not running.task.done():
+                running.task.cancel()
+                with suppress(asyncio.CancelledError):
+                    await running.task
+            await running.hub.close()
+
+    async def _append(self, running: _Running, events: list[Any]) -> None:
+        """Write events after the tournament's version (lock held by the caller) and fold them."""
+        await asyncio.to_thread(self.log.append, running.uuid, running.state.version, events)
+        state = running.state
+        for event in events:
+            if isinstance(event, EntrantRegistered):
+                state.registered[event.name] = event.token_hash
+            elif isinstance(event, MatchScheduled):
+                state.scheduled[event.match_no] = event
+            elif isinstance(event, MatchFinished):
+                state.finished[event.match_no] = event
+            elif isinstance(event, TournamentFinished):
+                state.over = True
+            state.version += 1
+        async with running.changed:
+            running.changed.notify_all()
+
+    async def _run(self, running: _Running) -> None:
+        state, created = running.state, running.created
+        try:
+            remote = [entrant.name for entrant in created.entrants if entrant.remote]
+            async with running.changed:
+                await running.changed.wait_for(lambda: all(name in state.registered for name in remote))
+            specs = tournament_schedule(state)
+            gate = asyncio.Semaphore(created.parallel)
+
+            async def one(spec: MatchSpec) -> None:
+                async with gate:
+                    await self._play(running, spec)
+
+            await asyncio.gather(*(one(spec) for spec in specs if spec.match_no not in state.finished))
+            if not state.over:
+                async with running.lock:
+                    await self._append(running, [TournamentFinished(len(specs))])
+        except StaleTournament:
+            log.warning("tournament %s: another runner wrote first; this one stops", running.uuid)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("tournament %s: the runner failed", running.uuid)
+            raise
+        finally:
+            if state.over:
+                await running.hub.close()
+
+    async def _play(self, running: _Running, spec: MatchSpec) -> None:
+        created = running.created
+        scheduled = running.state.scheduled.get(spec.match_no)
+        if scheduled is None:
+            made = await self.games.create(created.game, created.options, created.players, seed=spec.seed)
+            scheduled = MatchScheduled(spec.match_no, made.game_id, tuple(made.seat_tokens))
+            async with running.lock:
+                await self._append(running, [scheduled])
+        game_id = scheduled.game_id
+        if self.clocks is not None and created.clock is not None:
+            await self.clocks.keep(game_id, scheduled.seat_tokens, created.clock)
+        entrants = {entrant.name: entrant for entrant in created.entrants}
+        config = get_game(created.game).make_config(created.options, created.players)
+        seats: list[asyncio.Task[None]] = []
+        for seat, name in enumerate(spec.seats):
+            entrant, token = entrants[name], scheduled.seat_tokens[seat]
+            if entrant.bot is None:
+                await running.hub.post(
+                    name, Assignment(str(running.uuid), spec.match_no, game_id, created.game, seat, token, spec.seats)
+                )
+            else:
+                policy = policy_for(created.game, entrant.bot, config)
+                seats.append(asyncio.create_task(
+                    play_seat(self.games, game_id, token, seat, policy, spec.seed, in_thread=entrant.bot != "random")
+                ))
+        try:
+            await self._until_over(game_id)
+        finally:
+            for task in seats:
+                task.cancel()
+            for task in seats:
+                with suppress(asyncio.CancelledError):
+                    await task
+            for name in set(spec.seats):
+                if entrants[name].bot is None:
+                    await running.hub.withdraw(name, spec.match_no)
+        finished = await self._result(spec.match_no, game_id)
+        async with running.lock:
+            await self._append(running, [finished])
+
+    async def _until_over(self, game_id: str) -> None:
+        items = await self.games.watch(game_id, None)
+        async with aclosing(items):
+            async for item in items:
+                if item.view.over:
+                    return
+
+    async def _result(self, match_no: int, game_id: str) -> MatchFinished:
+        live = await self.games._get(game_id)  # the folded state of the game that just ended
+        rules, state = live.rules, live.state
+        ranks = tuple(rules.outcome(state))
+        timeouts = [0] * len(ranks)
+        for entry in (await self.games.log(game_id, None)).entries:
+            if isinstance(entry.event, SeatTimedOut):
+                timeouts[entry.event.seat] += 1
+        return MatchFinished(match_no, game_id, ranks, live.sequence, getattr(state, "forfeited", None),
+                             tuple(timeouts))
+
+
+def describe_created(created: TournamentCreated) -> dict[str, Any]:
+    return msgspec.to_builtins(created)

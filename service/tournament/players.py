@@ -1,0 +1,82 @@
+"""Built-in entrants: a bot of engine/bots playing one seat through the application layer.
+
+A built-in seat is played exactly as a remote bot plays it, only in process: it watches
+the match with its seat token, and whenever its seat is to act it asks for the legal
+commands, lets its policy choose from its seat's view only, and submits the choice with
+the sequence it saw (a stale one is simply decided again on the next view). Search bots
+think in a worker thread, so the event loop (and every other match and client) keeps
+running meanwhile.
+
+Each decision's randomness comes from the match's seed, the seat and the sequence, so a
+match replays identically, and a match resumed after a restart plays on as it would have.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import random
+from contextlib import aclosing
+from typing import Any
+
+import msgspec
+
+from service.games import Games, ServiceError, StaleSequenceError
+
+log = logging.getLogger(__name__)
+
+
+def policy_for(game: str, kind: str, config: Any) -> Any:
+    """The engine/bots policy of strength ``kind`` (random when engine/bots has none for the game)."""
+    try:
+        from engine.bots import get_policy
+    except ImportError:  # the bots package is not there: every kind plays at random
+        return _RandomPolicy()
+    try:
+        return get_policy(game, kind, config=config)
+    except Exception as error:  # a game without heuristics yet: say so, play at random
+        if kind == "random":
+            raise
+        log.warning("no %s bot for %s (%s): playing at random", kind, game, error)
+        return get_policy(game, "random", config=config)
+
+
+class _RandomPolicy:
+    def choose(self, view: Any, legal: Any, rng: random.Random) -> Any:
+        return legal[rng.randrange(len(legal))]
+
+
+def decision_rng(seed: str, seat: int, sequence: int) -> random.Random:
+    digest = hashlib.sha256(f"{seed}:{seat}:{sequence}".encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+async def play_seat(games: Games, game_id: str, token: str, seat: int, policy: Any, seed: str,
+                    *, in_thread: bool = True) -> None:
+    """Play ``seat`` with ``policy`` until the match is over."""
+    items = await games.watch(game_id, token)
+    async with aclosing(items):
+        async for item in items:
+            if item.view.over:
+                return
+            if seat not in item.view.to_act:
+                continue
+            try:
+                legal = await games.legal_commands(game_id, token)
+            except ServiceError as error:
+                log.warning("game %s seat %d: no legal commands (%s)", game_id, seat, error)
+                continue
+            if legal.sequence != item.sequence or not legal.commands:
+                continue  # the match moved on meanwhile: the next item decides
+            rng = decision_rng(seed, seat, legal.sequence)
+            if in_thread:
+                command = await asyncio.to_thread(policy.choose, item.view.view, legal.commands, rng)
+            else:
+                command = policy.choose(item.view.view, legal.commands, rng)
+            try:
+                await games.submit(game_id, token, msgspec.to_builtins(command), legal.sequence)
+            except StaleSequenceError:
+                continue
+            except ServiceError as error:  # a timeout got there first, or the match ended
+                log.info("game %s seat %d: command refused (%s: %s)", game_id, seat, error.reason, error)

@@ -1,0 +1,173 @@
+"""Standings of a tournament: results, crosstable, openskill ratings and, for two entrants, the SPRT.
+
+Results are counted pairwise: in a match, each two sides played by different entrants
+make one game between them, won by the side with the better rank (draw when equal). A
+two-sided match is thus one win, draw or loss; a four-handed free-for-all gives each
+entrant three results. ``points`` are wins plus half the draws.
+
+Ratings are openskill's Plackett-Luce model, updated match by match in schedule order
+(so the same results always give the same ratings, whatever order the matches finished
+in): each entrant in a match is one team ranked by its side's rank (an entrant that
+plays several sides of one match is ranked by their mean). ``ordinal`` is
+``mu - 3 sigma``, the conservative estimate the table sorts ties by.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+from openskill.models import PlackettLuce
+
+from service.tournament.log import MatchFinished, TournamentState
+from service.tournament.schedule import MatchSpec, schedule, sides_of
+from service.tournament.sprt import SprtResult, sprt
+
+
+class Record(msgspec.Struct):
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def points(self) -> float:
+        return self.wins + self.draws / 2
+
+
+class Row(msgspec.Struct, frozen=True):
+    rank: int
+    name: str
+    bot: str | None
+    matches: int
+    wins: int
+    draws: int
+    losses: int
+    points: float
+    score: float  #: points per game, 0..1
+    mu: float
+    sigma: float
+    ordinal: float
+    forfeits: int
+    timeouts: int
+
+
+class Standings(msgspec.Struct, frozen=True):
+    tournament_id: str
+    game: str
+    played: int
+    total: int
+    finished: bool
+    rows: tuple[Row, ...]
+    #: crosstable[a][b]: a's wins, draws and losses against b
+    crosstable: dict[str, dict[str, tuple[int, int, int]]]
+    sprt: SprtResult | None = None
+
+
+def tournament_schedule(state: TournamentState) -> list[MatchSpec]:
+    created = state.created
+    return schedule(
+        created.game,
+        created.players,
+        [entrant.name for entrant in created.entrants],
+        matches=created.matches,
+        duplicate=created.duplicate,
+        seed=created.seed,
+    )
+
+
+def side_ranks(game: str, players: int, ranks: Sequence[int]) -> list[int]:
+    """Each side's rank: the worst of its seats' (a side with a forfeiting seat loses)."""
+    return [max(ranks[seat] for seat in seats) for seats in sides_of(game, players)]
+
+
+def standings(state: TournamentState, *, elo0: float = 0.0, elo1: float = 10.0) -> Standings:
+    created = state.created
+    names = [entrant.name for entrant in created.entrants]
+    bots = {entrant.name: entrant.bot for entrant in created.entrants}
+    specs = tournament_schedule(state)
+    records = {name: Record() for name in names}
+    cross = {a: {b: Record() for b in names if b != a} for a in names}
+    matches = dict.fromkeys(names, 0)
+    forfeits = dict.fromkeys(names, 0)
+    timeouts = dict.fromkeys(names, 0)
+    model = PlackettLuce()
+    ratings = {name: model.rating(name=name) for name in names}
+    for match_no in sorted(state.finished):
+        finished = state.finished[match_no]
+        spec = specs[match_no]
+        ranks = side_ranks(created.game, created.players, finished.ranks)
+        _count_pairs(spec.sides, ranks, records, cross)
+        for name in set(spec.sides):
+            matches[name] += 1
+        if finished.forfeited is not None:
+            forfeits[spec.seats[finished.forfeited]] += 1
+        timeouts_by = _timeouts(finished, spec)
+        for name, count in timeouts_by.items():
+            timeouts[name] += count
+        _rate(model, ratings, spec.sides, ranks)
+    rows = []
+    for name in names:
+        record, rating = records[name], ratings[name]
+        rows.append(
+            Row(0, name, bots[name], matches[name], record.wins, record.draws, record.losses, record.points,
+                record.points / record.games if record.games else 0.0, rating.mu, rating.sigma, rating.ordinal(),
+                forfeits[name], timeouts[name])
+        )
+    rows.sort(key=lambda row: (-row.points, -row.ordinal, row.name))
+    rows = [msgspec.structs.replace(row, rank=index) for index, row in enumerate(rows, start=1)]
+    table = {a: {b: (r.wins, r.draws, r.losses) for b, r in against.items()} for a, against in cross.items()}
+    test = None
+    if len(names) == 2:
+        first = cross[names[0]][names[1]]
+        test = sprt(first.wins, first.draws, first.losses, elo0=elo0, elo1=elo1)
+    return Standings(state.tournament_id, created.game, len(state.finished), len(specs), state.over, tuple(rows),
+                     table, test)
+
+
+def _count_pairs(sides: Sequence[str], ranks: Sequence[int], records: dict[str, Record],
+                 cross: dict[str, dict[str, Record]]) -> None:
+    for i, a in enumerate(sides):
+        for j in range(i + 1, len(sides)):
+            b = sides[j]
+            if a == b:
+                continue
+            if ranks[i] < ranks[j]:
+                _add(records[a], cross[a][b], "wins")
+                _add(records[b], cross[b][a], "losses")
+            elif ranks[i] > ranks[j]:
+                _add(records[a], cross[a][b], "losses")
+                _add(records[b], cross[b][a], "wins")
+            else:
+                _add(records[a], cross[a][b], "draws")
+                _add(records[b], cross[b][a], "draws")
+
+
+def _add(total: Record, against: Record, field: str) -> None:
+    setattr(total, field, getattr(total, field) + 1)
+    setattr(against, field, getattr(against, field) + 1)
+
+
+def _timeouts(finished: MatchFinished, spec: MatchSpec) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for seat, count in enumerate(finished.timeouts):
+        counts[spec.seats[seat]] = counts.get(spec.seats[seat], 0) + count
+    return counts
+
+
+def _rate(model: Any, ratings: dict[str, Any], sides: Sequence[str], ranks: Sequence[int]) -> None:
+    entrants = list(dict.fromkeys(sides))
+    if len(entrants) < 2:
+        return
+    mean_rank = [
+        sum(rank for side, rank in zip(sides, ranks, strict=True) if side == name)
+        / sum(1 for side in sides if side == name)
+        for name in entrants
+    ]
+    rated = model.rate([[ratings[name]] for name in entrants], ranks=mean_rank)
+    for name, team in zip(entrants, rated, strict=True):
+        ratings[name] = team[0]

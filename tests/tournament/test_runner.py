@@ -1,0 +1,105 @@
+"""The tournament runner (service/tournament/manager.py): schedules played, event-sourced, resumable."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from uuid import UUID
+
+import pytest
+
+from service.games import Games
+from service.store import EventStore
+from service.tournament.log import MatchFinished, MatchScheduled, TournamentLog
+from service.tournament.manager import InvalidTournament, Tournaments, UnknownEntrant, parse_entrants
+
+SEED = "5e" * 32
+
+
+async def _open(url: str) -> tuple[Games, Tournaments]:
+    games = Games(EventStore.from_url(url))
+    await games.open()
+    return games, Tournaments(games)
+
+
+async def test_a_round_robin_of_built_in_bots_is_played_and_scored() -> None:
+    games, tournaments = await _open("memory:")
+    try:
+        tid = await tournaments.create("all_fours", ["random", "r2=random", "heuristic"], matches=2,
+                                       duplicate=True, seed=SEED, parallel=2)
+        table = await tournaments.wait(tid)
+        assert (table.played, table.total, table.finished) == (6, 6, True)
+        assert {row.name for row in table.rows} == {"random", "r2", "heuristic"}
+        # every match is two sides: one result per match, for both of its entrants
+        assert sum(row.wins + row.draws + row.losses for row in table.rows) == 2 * 6
+        assert all(row.matches == 4 for row in table.rows)
+        assert table.crosstable["random"]["r2"][0] == table.crosstable["r2"]["random"][2]
+        state = await tournaments.state(tid)
+        assert sorted(state.finished) == list(range(6))
+        assert table.sprt is None
+    finally:
+        await tournaments.close()
+        await games.close()
+
+
+async def test_two_entrants_get_an_sprt_and_duplicate_deals_share_seeds() -> None:
+    games, tournaments = await _open("memory:")
+    try:
+        tid = await tournaments.create("all_fours", ["random", "heuristic"], matches=4, duplicate=True, seed=SEED)
+        table = await tournaments.wait(tid)
+        assert table.sprt is not None and table.sprt.wins + table.sprt.draws + table.sprt.losses == 4
+        state = await tournaments.state(tid)
+        views = [await games.view(state.scheduled[n].game_id, None, 2) for n in range(4)]
+        # matches 0 and 1 replay deal 0 with the sides swapped: the same shuffles
+        assert views[0].view == views[1].view
+    finally:
+        await tournaments.close()
+        await games.close()
+
+
+async def test_a_killed_runner_resumes_without_losing_or_replaying_a_match(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path}/t.sqlite"
+    games, tournaments = await _open(url)
+    tid = await tournaments.create("all_fours", ["random", "r2=random"], matches=6, seed=SEED)
+    state = await tournaments.state(tid)
+    while len(state.finished) < 2:
+        await asyncio.sleep(0.01)
+    await tournaments.close()  # the runner stops mid-tournament (a match may be half played)
+    await games.close()
+    before = dict(state.scheduled)
+    games, tournaments = await _open(url)
+    try:
+        assert tid in await tournaments.resume_all()
+        table = await tournaments.wait(tid)
+        assert (table.played, table.total, table.finished) == (6, 6, True)
+        events = TournamentLog(games.store)
+        records = events.recorder.select_events(UUID(tid))
+        kinds = [record.topic.rsplit(".", 1)[1] for record in records]
+        assert kinds.count("match_finished") == 6 and kinds.count("match_scheduled") == 6
+        resumed = await tournaments.state(tid)
+        for match_no, scheduled in before.items():  # a scheduled match kept its game
+            assert resumed.scheduled[match_no].game_id == scheduled.game_id
+        assert all(isinstance(m, MatchScheduled) for m in resumed.scheduled.values())
+        assert all(isinstance(m, MatchFinished) for m in resumed.finished.values())
+    finally:
+        await tournaments.close()
+        await games.close()
+
+
+async def test_bad_tournaments_are_refused() -> None:
+    games, tournaments = await _open("memory:")
+    try:
+        with pytest.raises(InvalidTournament):
+            await tournaments.create("all_fours", ["random"])
+        with pytest.raises(InvalidTournament):
+            await tournaments.create("all_fours", ["a=chess", "random"])
+        with pytest.raises(InvalidTournament):
+            parse_entrants(["bad name!"])
+        tid = await tournaments.create("all_fours", ["random", "alice"], start=False)
+        with pytest.raises(UnknownEntrant):
+            await tournaments.register(tid, "random")
+        token = await tournaments.register(tid, "alice")
+        assert token
+    finally:
+        await tournaments.close()
+        await games.close()
