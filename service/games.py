@@ -10,6 +10,13 @@ Errors are :class:`ServiceError` subclasses, each with a stable ``reason`` (the 
 gRPC layer puts in ``google.rpc.ErrorInfo.reason``); the rules' own refusals are
 :class:`Rejected`, whose reason is the FORMAT.md code in upper case. No error writes
 anything.
+
+The audit log (docs/log-format.md): each game keeps its hash chain in memory (the head
+after every sequence, from the genesis of its log header), returns the head with every
+accepted command and view, keeps every accepted command with the first event of its
+batch, and reveals the server's seed in the log once the match is over. A game created
+with ``seat_entropy`` first waits for every seat to commit to and then reveal entropy of
+its own; the match starts (its first shuffle) with the last reveal.
 """
 
 from __future__ import annotations
@@ -32,17 +39,21 @@ from uuid import UUID, uuid4
 import msgspec
 from eventsourcing.persistence import PersistenceError
 
+from engine.core import chain, fairness
 from engine.core.chance import ShuffleUnavailable
 from engine.core.commands import parse_command
 from engine.core.protocol import PUBLIC, GameRules, Malformed, OptionsError, Rejection, ScenarioError, Setup, Viewer
 from engine.core.registry import UnknownGame, get_game
 from engine.core.replay import fold, new_match
+from service.audit.logfile import log_header, reveal, seat_values, with_genesis
 from service.feed import Feed
 from service.snapshots import SnapshotStore, every_from_env
-from service.store import EventStore, GameNotFound, Header, StaleSequence
+from service.store import EntropyRecord, EventStore, GameNotFound, Header, Note, StaleSequence
 
 T = TypeVar("T")
 SEED_HEX = re.compile(r"[0-9a-f]{64}")
+#: Placeholder shuffle seed for checking a seat-entropy game's setup before its real seed exists.
+_PROBE_SEED = "00" * 32
 #: How many undelivered batches a watcher may fall behind before it re-reads the store.
 WATCH_QUEUE = 256
 #: How many games a process keeps folded in memory (least recently used ones are dropped first).
@@ -106,6 +117,22 @@ class StaleSequenceError(ServiceError):
     reason = "STALE_SEQUENCE"
 
 
+class NotNow(ServiceError):
+    """A call the game's stage does not allow (FAILED_PRECONDITION); ``reason`` says which.
+
+    ``MATCH_NOT_STARTED``: the seats have not all revealed their entropy yet;
+    ``NO_SEAT_ENTROPY``: the game takes no seat entropy (or has started);
+    ``ALREADY_COMMITTED`` / ``ALREADY_REVEALED``: the seat did it already (with another value);
+    ``COMMITMENTS_PENDING``: a reveal before every seat has committed.
+    """
+
+    reason = "NOT_NOW"
+
+    def __init__(self, message: str, /, reason: str, **metadata: str) -> None:
+        super().__init__(message, **metadata)
+        self.reason = reason  # type: ignore[misc]
+
+
 class StoreUnavailable(ServiceError):
     """The store failed or did not answer in time (disk full, database down); retry later.
 
@@ -136,15 +163,24 @@ class Created:
     game: str
     seat_tokens: list[str]
     sequence: int
+    seed_commitment: str = ""
+    head: str = ""  #: the chain's head ("" while a seat-entropy game waits for its seats)
 
 
 @dataclass(frozen=True)
 class Entry:
-    """One event of the log as a viewer sees it."""
+    """One event of the log as a viewer sees it, with the chain's hash after it.
+
+    ``seat`` and ``command`` are set on the entry that starts a command's batch, for the
+    seat that sent it and, once the match is over, for everyone.
+    """
 
     sequence: int
     event: Any
     redacted: bool
+    hash: str = ""
+    seat: int | None = None
+    command: Any = None
 
 
 @dataclass(frozen=True)
@@ -156,6 +192,7 @@ class ViewResult:
     view: Any
     to_act: tuple[int, ...]
     over: bool
+    head: str = ""
 
 
 @dataclass(frozen=True)
@@ -164,6 +201,7 @@ class Accepted:
     seat: int
     sequence: int
     entries: list[Entry]
+    head: str = ""
 
 
 @dataclass(frozen=True)
@@ -176,9 +214,30 @@ class LegalCommands:
 
 @dataclass(frozen=True)
 class LogResult:
+    """Entries of a game's log, with its header; ``reveal`` (the seeds) once the match is over.
+
+    ``header`` is the log header of docs/log-format.md with its ``genesis`` (while a
+    seat-entropy game waits, its missing commitments are "" and there is no genesis yet).
+    """
+
     game: str
     sequence: int
     entries: list[Entry]
+    header: dict[str, Any] = field(default_factory=dict)
+    reveal: dict[str, Any] | None = None
+    head: str = ""
+
+
+@dataclass(frozen=True)
+class EntropyStatus:
+    """Where a seat-entropy game stands: commitments and reveals so far, and whether it started."""
+
+    seats: int
+    committed: int
+    revealed: int
+    started: bool
+    sequence: int
+    head: str
 
 
 @dataclass(frozen=True)
@@ -196,7 +255,7 @@ class WatchItem:
 
 @dataclass(eq=False)
 class _Subscriber:
-    queue: asyncio.Queue[tuple[int, int, Sequence[Any], Any]] = field(
+    queue: asyncio.Queue[tuple[int, int, Sequence[Any], Any, Sequence[Note]]] = field(
         default_factory=lambda: asyncio.Queue(WATCH_QUEUE)
     )
     lagged: bool = False
@@ -215,6 +274,39 @@ class _Live:
     suspect: bool = False
     #: A catch-up for the cross-process feed is scheduled and has not read the store yet.
     waking: bool = False
+    #: The log's chain hash after ``sequence`` (empty for a game stored without a chain).
+    head: bytes = b""
+    #: Each seat's entropy commitment and entropy ("" while missing) in a seat-entropy game.
+    commitments: list[str] | None = None
+    entropies: list[str] | None = None
+
+    @property
+    def seed(self) -> bytes:
+        """The server's seed: the key of the chain's salts."""
+        return bytes.fromhex(self.header.seed) if self.header.seed else b""
+
+    @property
+    def started(self) -> bool:
+        return self.entropies is None or all(self.entropies)
+
+    def log_header(self) -> dict[str, Any]:
+        """The audit log's header of this game, with its genesis once every seat has committed."""
+        header = log_header(self.header, str(self.game_id), self.commitments)
+        return with_genesis(header) if self.commitments is None or all(self.commitments) else header
+
+    def genesis(self) -> bytes:
+        return bytes.fromhex(self.log_header()["genesis"])
+
+    def chain(self, first: int, events: Sequence[Any], seat: int | None = None, command: Any = None) -> list[Note]:
+        """The notes (chain hash, and the command on the first) of a batch after ``head``."""
+        if not events or not self.header.seed:
+            return [Note()] * len(events)
+        previous = self.head if first > 1 else self.genesis()
+        hashes = chain.batch_hashes(previous, self.seed, first, events, seat, command)
+        notes = [Note(digest.hex()) for digest in hashes]
+        if notes and command is not None:
+            notes[0] = Note(notes[0].hash, seat, command)
+        return notes
 
 
 def token_hash(token: str) -> str:
@@ -231,8 +323,22 @@ def shown(rules: GameRules, event: Any, viewer: Viewer, over: bool) -> tuple[Any
     return rules.redact(event, viewer), True
 
 
-def entries_for(rules: GameRules, first: int, events: Sequence[Any], viewer: Viewer, over: bool) -> list[Entry]:
-    return [Entry(first + index, *shown(rules, event, viewer, over)) for index, event in enumerate(events)]
+def entries_for(
+    rules: GameRules, first: int, events: Sequence[Any], viewer: Viewer, over: bool, notes: Sequence[Note] = ()
+) -> list[Entry]:
+    """The entries as ``viewer`` sees them; a command shows to its own seat, and to all once over."""
+    if not notes:
+        return [Entry(first + index, *shown(rules, event, viewer, over)) for index, event in enumerate(events)]
+    entries = []
+    for index, (event, note) in enumerate(zip(events, notes, strict=True)):
+        visible = note.command is not None and (over or note.seat == viewer)
+        entries.append(Entry(first + index, *shown(rules, event, viewer, over), note.hash,
+                             note.seat if visible else None, note.command if visible else None))
+    return entries
+
+
+def _notes(pairs: Sequence[tuple[Any, Note]]) -> tuple[list[Any], list[Note]]:
+    return [event for event, _ in pairs], [note for _, note in pairs]
 
 
 class Games:
@@ -334,14 +440,20 @@ class Games:
         seed: str | None = None,
         decks: Sequence[Sequence[str]] = (),
         dealer: int | None = None,
+        seat_entropy: bool = False,
     ) -> Created:
-        """A new match: validated options, a seed from ``secrets`` unless given, one token per seat."""
+        """A new match: validated options, a seed from ``secrets`` unless given, one token per seat.
+
+        With ``seat_entropy`` the match starts only once every seat has committed to and
+        revealed entropy of its own (:meth:`commit_entropy`, :meth:`reveal_entropy`).
+        """
         rules = _rules(game)
         try:
             config = rules.make_config(dict(options or {}), players)
         except OptionsError as error:
             raise InvalidOptions(str(error), game=game) from error
         seats = int(getattr(config, "players", None) or players or rules.DEFAULT_PLAYERS)
+        seed_given = seed is not None
         if seed is not None:
             seed = seed.lower()
             if not SEED_HEX.fullmatch(seed):
@@ -351,7 +463,9 @@ class Games:
             seed = secrets.token_hex(32)
         if dealer is not None and not 0 <= dealer < seats:
             raise InvalidRequest(f"dealer {dealer} is not a seat of {seats}", reason="INVALID_SETUP")
-        setup = Setup(seed=seed, decks=tuple(tuple(deck) for deck in decks), dealer=dealer)
+        stacked = tuple(tuple(deck) for deck in decks)
+        # A seat-entropy game's setup is checked with a placeholder seed; it starts later.
+        setup = Setup(seed=_PROBE_SEED if seat_entropy else seed, decks=stacked, dealer=dealer)
         try:
             state, events = new_match(rules, config, setup)
         except (ScenarioError, ShuffleUnavailable, ValueError) as error:
@@ -362,11 +476,87 @@ class Games:
             players=seats,
             config=msgspec.to_builtins(config),
             token_hashes=tuple(token_hash(token) for token in tokens),
+            rules_version=chain.rules_version(rules),
+            seed=seed,
+            seed_commitment=fairness.commitment(seed),
+            seed_given=seed_given,
+            seat_entropy=seat_entropy,
+            dealer=dealer,
+            stacked=len(stacked),
+            decks=stacked if seat_entropy else (),
         )
         game_id = uuid4()
-        sequence = await self._run(self.store.create, game_id, header, events)
-        self._keep(_Live(game_id, rules, header, state, sequence))
-        return Created(str(game_id), game, tokens, sequence)
+        live = _Live(game_id, rules, header, state, 0)
+        if seat_entropy:
+            live.state, events = None, []
+            live.commitments, live.entropies = [""] * seats, [""] * seats
+        notes = live.chain(1, events)
+        sequence = await self._run(self.store.create, game_id, header, events, [note.hash for note in notes])
+        live.sequence = sequence
+        live.head = bytes.fromhex(notes[-1].hash) if notes else b""
+        self._keep(live)
+        return Created(str(game_id), game, tokens, sequence, header.seed_commitment, live.head.hex())
+
+    # -- seat entropy ----------------------------------------------------------------
+
+    async def commit_entropy(self, game_id: str, token: str | None, commitment: str) -> EntropyStatus:
+        """Record the token's seat's commitment (SHA-256 of its entropy, hex); the same again is a no-op."""
+        commitment = commitment.lower()
+        if not fairness.is_hex32(commitment):
+            raise InvalidRequest("a commitment is SHA-256 in hex (64 hex digits)", reason="INVALID_ENTROPY")
+        return await self._entropy(game_id, token, "commit", commitment)
+
+    async def reveal_entropy(self, game_id: str, token: str | None, entropy: str) -> EntropyStatus:
+        """Record the seat's entropy (32 bytes, hex) once every seat has committed; the last reveal starts the match."""
+        entropy = entropy.lower()
+        if not fairness.is_hex32(entropy):
+            raise InvalidRequest("an entropy is 32 bytes in hex (64 hex digits)", reason="INVALID_ENTROPY")
+        return await self._entropy(game_id, token, "reveal", entropy)
+
+    async def _entropy(self, game_id: str, token: str | None, kind: str, value: str) -> EntropyStatus:
+        live = await self._get(game_id)
+        seat = self._seat(live, token, required=True)
+        assert seat is not None
+        async with live.lock:
+            if self.shared or live.suspect:
+                await self._catch_up(live)
+            commitments, entropies = live.commitments, live.entropies
+            if commitments is None or entropies is None or live.started:
+                why = "has started" if commitments is not None else "takes no seat entropy"
+                raise NotNow(f"the game {why}", reason="NO_SEAT_ENTROPY")
+            values = commitments if kind == "commit" else entropies
+            if values[seat]:
+                if values[seat] == value:
+                    return _status(live)
+                done = "ALREADY_COMMITTED" if kind == "commit" else "ALREADY_REVEALED"
+                raise NotNow(f"seat {seat} has already sent its {kind}", reason=done)
+            if kind == "reveal":
+                if not all(commitments):
+                    raise NotNow("every seat commits before any reveals", reason="COMMITMENTS_PENDING")
+                if fairness.commitment(value) != commitments[seat]:
+                    raise InvalidRequest(f"this entropy does not hash to seat {seat}'s commitment",
+                                         reason="ENTROPY_MISMATCH")
+            written = sum(map(bool, commitments)) + sum(map(bool, entropies))
+            after = [value if index == seat else old for index, old in enumerate(values)]
+            start = state = None
+            if kind == "reveal" and all(after):  # the last reveal: the match starts with the combined seed
+                header = live.header
+                assert header.seed is not None
+                config = msgspec.convert(header.config, live.rules.Config)
+                setup = Setup(seed=fairness.shuffle_seed(header.seed, after), decks=header.decks, dealer=header.dealer)
+                state, events = new_match(live.rules, config, setup)
+                notes = live.chain(1, events)
+                start = (header.game, events, [note.hash for note in notes])
+            try:
+                await self._run(self.store.add_entropy, live.game_id, written, EntropyRecord(seat, kind, value), start)
+            except StaleSequence:
+                await self._catch_up(live)  # another process wrote first
+                raise _stale(live, 0) from None
+            if start is not None:
+                live.state, live.sequence = state, len(start[1])
+                live.head = bytes.fromhex(start[2][-1]) if start[2] and start[2][-1] else b""
+            values[seat] = value
+            return _status(live)
 
     # -- finding a game and a seat --------------------------------------------------
 
@@ -385,11 +575,24 @@ class Games:
                 except GameNotFound as error:
                     raise GameNotFoundError(str(error), game_id=game_id) from error
                 rules = get_game(header.game)
-                state, sequence = await self._run(self._state_at, key, rules, header, None)
-                live = _Live(key, rules, header, state, sequence)
+                live = _Live(key, rules, header, None, 0)
+                await self._run(self._load, live)
                 self._keep(live)
         self._loading.pop(key, None)
         return live
+
+    def _load(self, live: _Live) -> None:
+        """Fill a live game from the store: entropy records, state, sequence and head (blocking)."""
+        key, header = live.game_id, live.header
+        if header.seat_entropy:
+            records = self.store.entropy(key)
+            live.commitments = seat_values(header.players, records, "commit")
+            live.entropies = seat_values(header.players, records, "reveal")
+            if not live.started:
+                return
+        live.state, live.sequence = self._state_at(key, live.rules, header, None)
+        head = self.store.head(key, live.sequence)[1]
+        live.head = bytes.fromhex(head) if head else b""
 
     def _state_at(self, key: UUID, rules: GameRules, header: Header, upto: int | None) -> tuple[Any, int]:
         """The state at ``upto`` (None: the end) from the latest snapshot and the events after it (blocking)."""
@@ -398,12 +601,18 @@ class Games:
             key, rules, config, lambda after, end: self.store.events(key, rules, after, end), upto
         )
 
-    async def _fresh(self, game_id: str) -> _Live:
-        """The live game, caught up with what other processes (or a write of unknown outcome) added."""
+    async def _fresh(self, game_id: str, *, started: bool = True) -> _Live:
+        """The live game, caught up with what other processes (or a write of unknown outcome) added.
+
+        ``started``: refuse (MATCH_NOT_STARTED) a seat-entropy game still waiting for its seats.
+        """
         live = await self._get(game_id)
-        if self.shared or live.suspect:
+        if self.shared or live.suspect or not live.started:
             async with live.lock:
                 await self._catch_up(live)
+        if started and not live.started:
+            raise NotNow("the match starts once every seat has committed to and revealed its entropy",
+                         reason="MATCH_NOT_STARTED")
         return live
 
     @staticmethod
@@ -422,7 +631,7 @@ class Games:
             raise WrongToken("the token is not a seat token of this game")
         return seat
 
-    def _view(self, live: _Live, state: Any, sequence: int, viewer: Viewer) -> ViewResult:
+    def _view(self, live: _Live, state: Any, sequence: int, viewer: Viewer, head: bytes | None = None) -> ViewResult:
         rules = live.rules
         return ViewResult(
             game_id=str(live.game_id),
@@ -432,6 +641,7 @@ class Games:
             view=rules.view(state, viewer),
             to_act=tuple(rules.to_act(state)),
             over=rules.is_over(state),
+            head=(live.head if head is None else head).hex(),
         )
 
     # -- commands ------------------------------------------------------------------
@@ -451,6 +661,8 @@ class Games:
         command is malformed here.
         """
         live = await self._get(game_id)
+        if not live.started:
+            live = await self._fresh(game_id)  # MATCH_NOT_STARTED, unless another process started it
         seat = self._seat(live, token, required=True)
         assert seat is not None
         rules = live.rules
@@ -480,9 +692,12 @@ class Games:
                 state = fold(rules, live.state, events)
                 first = live.sequence + 1
                 attempts += 1
+                recorded = msgspec.to_builtins(parsed)  # the command as the rules read it
+                notes = live.chain(first, events, seat, recorded)
                 try:
                     sequence = await self._run(
                         self.store.append, live.game_id, live.header.game, live.sequence, events,
+                        (seat, recorded), [note.hash for note in notes],
                         on_late=partial(_mark_suspect, live),
                     )
                 except StaleSequence:
@@ -496,12 +711,14 @@ class Games:
                     raise
                 break
             live.state, live.sequence = state, sequence
-            self._publish(live, first, events)
+            live.head = bytes.fromhex(notes[-1].hash) if notes[-1].hash else b""
+            self._publish(live, first, events, notes)
             if self.snapshots.due(first - 1, sequence):
                 self._spawn(self._snapshot(live.game_id, live.header.game, sequence, state))
             if rules.is_over(state):
                 self._retire(live.game_id)
-        return Accepted(live.header.game, seat, sequence, entries_for(rules, first, events, seat, rules.is_over(state)))
+        entries = entries_for(rules, first, events, seat, rules.is_over(state), notes)
+        return Accepted(live.header.game, seat, sequence, entries, live.head.hex())
 
     async def _snapshot(self, game_id: UUID, game: str, sequence: int, state: Any) -> None:
         try:
@@ -511,13 +728,18 @@ class Games:
 
     async def _catch_up(self, live: _Live) -> None:
         """Fold and publish events another writer added after our cached sequence (lock held)."""
-        events = await self._run(self.store.events, live.game_id, live.rules, live.sequence)
+        if not live.started:  # seats may have committed or revealed through another process
+            await self._run(self._load, live)
+            live.suspect = False
+            return
+        events, notes = _notes(await self._run(self.store.log, live.game_id, live.rules, live.sequence))
         live.suspect = False
         if events:
             first = live.sequence + 1
             live.state = fold(live.rules, live.state, events)
             live.sequence += len(events)
-            self._publish(live, first, events)
+            live.head = bytes.fromhex(notes[-1].hash) if notes[-1].hash else b""
+            self._publish(live, first, events, notes)
 
     # -- the cross-process feed (shared stores) -----------------------------------------
 
@@ -547,10 +769,10 @@ class Games:
             delay = min(delay * 2, 5.0)
         live.waking = False
 
-    def _publish(self, live: _Live, first: int, events: Sequence[Any]) -> None:
+    def _publish(self, live: _Live, first: int, events: Sequence[Any], notes: Sequence[Note]) -> None:
         if not events:
             return
-        item = (first, live.sequence, events, live.state)
+        item = (first, live.sequence, events, live.state, notes)
         for subscriber in live.subscribers:
             try:
                 subscriber.queue.put_nowait(item)
@@ -575,18 +797,24 @@ class Games:
         if not 1 <= sequence <= current:
             raise InvalidRequest(f"sequence {sequence} is not in 1..{current}", reason="INVALID_SEQUENCE")
         earlier, _ = await self._run(self._state_at, live.game_id, live.rules, live.header, sequence)
-        return self._view(live, earlier, sequence, viewer)
+        _, head = await self._run(self.store.head, live.game_id, sequence)
+        return self._view(live, earlier, sequence, viewer, bytes.fromhex(head))
 
     async def log(self, game_id: str, token: str | None, after: int = 0, limit: int = 0) -> LogResult:
         """The events after ``after`` as the caller may see them (all of them once the match is over)."""
-        live = await self._fresh(game_id)
+        live = await self._fresh(game_id, started=False)
         viewer = self._seat(live, token, required=False)
-        current, over = live.sequence, live.rules.is_over(live.state)
         if after < 0 or limit < 0:
             raise InvalidRequest("after_sequence and limit are not negative", reason="INVALID_SEQUENCE")
+        if not live.started:
+            return LogResult(live.header.game, 0, [], live.log_header())
+        current, over = live.sequence, live.rules.is_over(live.state)
         upto = current if limit == 0 else min(current, after + limit)
-        events = await self._run(self.store.events, live.game_id, live.rules, after, upto) if after < upto else []
-        return LogResult(live.header.game, current, entries_for(live.rules, after + 1, events, viewer, over))
+        pairs = await self._run(self.store.log, live.game_id, live.rules, after, upto) if after < upto else []
+        events, notes = _notes(pairs)
+        revealed = reveal(live.header.seed, live.entropies) if over and live.header.seed else None
+        return LogResult(live.header.game, current, entries_for(live.rules, after + 1, events, viewer, over, notes),
+                         live.log_header(), revealed, live.head.hex())
 
     async def watch(self, game_id: str, token: str | None, after: int | None = None) -> AsyncGenerator[WatchItem, None]:
         """The caller's view, then each new batch of events with the view after it.
@@ -626,15 +854,15 @@ class Games:
                     if item.view.over:
                         return
                     continue
-                first, sequence, events, state = await subscriber.queue.get()
+                first, sequence, events, state, notes = await subscriber.queue.get()
                 if sequence <= last:
                     continue  # already delivered by a read of the store
                 over = rules.is_over(state)
                 start = max(first, last + 1)
                 yield WatchItem(
                     sequence,
-                    entries_for(rules, start, events[start - first :], viewer, over),
-                    self._view(live, state, sequence, viewer),
+                    entries_for(rules, start, events[start - first :], viewer, over, notes[start - first :]),
+                    self._view(live, state, sequence, viewer, bytes.fromhex(notes[-1].hash)),
                 )
                 last = sequence
                 if over:
@@ -644,10 +872,14 @@ class Games:
 
     async def _read_since(self, live: _Live, viewer: Viewer, last: int, current: int, state: Any) -> WatchItem:
         """The events in (last, current] read from the store, and the view at ``current`` (``state``)."""
-        events = await self._run(self.store.events, live.game_id, live.rules, last, current) if last < current else []
+        pairs = await self._run(self.store.log, live.game_id, live.rules, last, current) if last < current else []
+        events, notes = _notes(pairs)
         over = live.rules.is_over(state)
+        head = bytes.fromhex(notes[-1].hash) if notes else None
         return WatchItem(
-            current, entries_for(live.rules, last + 1, events, viewer, over), self._view(live, state, current, viewer)
+            current,
+            entries_for(live.rules, last + 1, events, viewer, over, notes),
+            self._view(live, state, current, viewer, head),
         )
 
 
@@ -662,6 +894,12 @@ def _mark_suspect(live: _Live) -> None:
 
 #: Exceptions of a store that failed (as opposed to a refused write or a missing game).
 STORE_FAILURES: tuple[type[BaseException], ...] = (PersistenceError, OSError, sqlite3.Error)
+
+
+def _status(live: _Live) -> EntropyStatus:
+    commitments, entropies = live.commitments or [], live.entropies or []
+    return EntropyStatus(len(commitments), sum(map(bool, commitments)), sum(map(bool, entropies)), live.started,
+                         live.sequence, live.head.hex())
 
 
 def _stale(live: _Live, expected: int) -> StaleSequenceError:

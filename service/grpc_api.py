@@ -56,12 +56,15 @@ from grpc_status import rpc_status
 
 from engine.core.protocol import Malformed
 from service.games import (
+    EntropyStatus,
     Entry,
     GameNotFoundError,
     Games,
     InvalidOptions,
     InvalidRequest,
+    LogResult,
     MissingToken,
+    NotNow,
     Rejected,
     ServiceError,
     StaleSequenceError,
@@ -86,6 +89,7 @@ _CODES: dict[type[ServiceError], int] = {
     WrongToken: code_pb2.PERMISSION_DENIED,
     StaleSequenceError: code_pb2.ABORTED,
     StoreUnavailable: code_pb2.UNAVAILABLE,
+    NotNow: code_pb2.FAILED_PRECONDITION,
 }
 _REJECTION_CODES = {"INVALID_COMMAND": code_pb2.INVALID_ARGUMENT}
 
@@ -136,7 +140,7 @@ def _unary(
 
 
 def view_message(result: ViewResult) -> game_service_pb2.View:
-    return wire.wrap_view(
+    message = wire.wrap_view(
         result.game,
         msgspec.to_builtins(result.view),
         game_id=result.game_id,
@@ -145,6 +149,8 @@ def view_message(result: ViewResult) -> game_service_pb2.View:
         to_act=result.to_act,
         over=result.over,
     )
+    message.head = result.head
+    return message
 
 
 def entry_messages(game: str, entries: list[Entry]) -> list[game_service_pb2.LogEntry]:
@@ -153,9 +159,54 @@ def entry_messages(game: str, entries: list[Entry]) -> list[game_service_pb2.Log
             sequence=entry.sequence,
             event=wire.wrap_event(game, msgspec.to_builtins(entry.event)),
             redacted=entry.redacted,
+            hash=entry.hash,
+            seat=entry.seat if entry.command is not None else None,
+            command=wire.wrap_command(game, entry.command) if entry.command is not None else None,
         )
         for entry in entries
     ]
+
+
+def log_header_message(header: Mapping[str, Any]) -> game_service_pb2.LogHeader:
+    """The audit log's header as a message (docs/log-format.md); ``config`` as the game's Options."""
+    commitments = header.get("seat_commitments")
+    game = header["game"]
+    return game_service_pb2.LogHeader(
+        format=header["format"],
+        version=header["version"],
+        game=game,
+        rules_version=header["rules_version"],
+        game_id=header["game_id"],
+        players=header["players"],
+        config=wire.wrap(wire.Options, game, header["config"], ignore_unknown=True),
+        dealer=header["dealer"],
+        stacked=header["stacked"],
+        seed_commitment=header["seed_commitment"],
+        seed_given=header["seed_given"],
+        seat_entropy=commitments is not None,
+        seat_commitments=commitments or [],
+        genesis=header.get("genesis", ""),
+    )
+
+
+def log_response(result: LogResult) -> game_service_pb2.GetLogResponse:
+    response = game_service_pb2.GetLogResponse(
+        sequence=result.sequence,
+        events=entry_messages(result.game, result.entries),
+        header=log_header_message(result.header),
+        head=result.head,
+    )
+    if result.reveal is not None:
+        response.reveal.seed = result.reveal["seed"]
+        response.reveal.seat_entropy.extend(result.reveal["seat_entropy"] or [])
+    return response
+
+
+def entropy_message(status: EntropyStatus) -> game_service_pb2.EntropyStatus:
+    return game_service_pb2.EntropyStatus(
+        seats=status.seats, committed=status.committed, revealed=status.revealed, started=status.started,
+        sequence=status.sequence, head=status.head,
+    )
 
 
 def command_data(command: game_service_pb2.Command) -> tuple[str | None, Mapping[str, Any] | Malformed]:
@@ -198,9 +249,11 @@ class GameServiceApi(game_service_pb2_grpc.GameServiceServicer):
             seed=request.seed if request.HasField("seed") else None,
             decks=[list(deck.cards) for deck in request.decks],
             dealer=request.dealer if request.HasField("dealer") else None,
+            seat_entropy=request.seat_entropy,
         )
         return game_service_pb2.CreateGameResponse(
-            game_id=created.game_id, seat_tokens=created.seat_tokens, sequence=created.sequence
+            game_id=created.game_id, seat_tokens=created.seat_tokens, sequence=created.sequence,
+            seed_commitment=created.seed_commitment, head=created.head,
         )
 
     @_unary
@@ -231,7 +284,7 @@ class GameServiceApi(game_service_pb2_grpc.GameServiceServicer):
         expected = request.expected_sequence if request.HasField("expected_sequence") else None
         accepted = await self.games.submit(request.game_id, _token(context), command, expected, for_game=game)
         return game_service_pb2.SubmitCommandResponse(
-            sequence=accepted.sequence, events=entry_messages(accepted.game, accepted.entries)
+            sequence=accepted.sequence, events=entry_messages(accepted.game, accepted.entries), head=accepted.head
         )
 
     async def Watch(
@@ -256,6 +309,18 @@ class GameServiceApi(game_service_pb2_grpc.GameServiceServicer):
         self, request: game_service_pb2.GetLogRequest, context: grpc.aio.ServicerContext
     ) -> game_service_pb2.GetLogResponse:
         result = await self.games.log(request.game_id, _token(context), request.after_sequence, request.limit)
-        return game_service_pb2.GetLogResponse(
-            sequence=result.sequence, events=entry_messages(result.game, result.entries)
-        )
+        return log_response(result)
+
+    @_unary
+    async def CommitEntropy(
+        self, request: game_service_pb2.CommitEntropyRequest, context: grpc.aio.ServicerContext
+    ) -> game_service_pb2.CommitEntropyResponse:
+        status = await self.games.commit_entropy(request.game_id, _token(context), request.commitment)
+        return game_service_pb2.CommitEntropyResponse(status=entropy_message(status))
+
+    @_unary
+    async def RevealEntropy(
+        self, request: game_service_pb2.RevealEntropyRequest, context: grpc.aio.ServicerContext
+    ) -> game_service_pb2.RevealEntropyResponse:
+        status = await self.games.reveal_entropy(request.game_id, _token(context), request.entropy)
+        return game_service_pb2.RevealEntropyResponse(status=entropy_message(status))

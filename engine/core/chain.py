@@ -98,18 +98,25 @@ def link(previous: bytes, salt_bytes: bytes, entry_bytes: bytes) -> bytes:
     return hashlib.sha256(previous + salt_bytes + entry_bytes).digest()
 
 
+def next_hash(
+    previous: bytes, seed: bytes, seq: int, event: Any, seat: int | None = None, command: Any = None
+) -> bytes:
+    """``h_seq`` from ``h_{seq-1}`` and the entry's parts (plain data or msgspec structs)."""
+    return link(previous, salt(seed, seq), canonical(entry(seq, event, seat, command)))
+
+
 def batch_hashes(
     previous: bytes, seed: bytes, first: int, events: Sequence[Any], seat: int | None = None, command: Any = None
 ) -> list[bytes]:
     """The hash after each event of a batch starting at sequence ``first``.
 
-    ``seat`` and ``command`` (when the batch is a command's) go with its first event; events
-    and commands may be msgspec structs or plain data.
+    ``seat`` and ``command`` (when the batch is a command's) go with its first event.
     """
     hashes = []
     for offset, event in enumerate(events):
-        seq = first + offset
-        data = entry(seq, event, seat, command) if offset == 0 else {"seq": seq, "event": event}
-        previous = link(previous, salt(seed, seq), canonical(data))
+        if offset:
+            previous = next_hash(previous, seed, first + offset, event)
+        else:
+            previous = next_hash(previous, seed, first, event, seat, command)
         hashes.append(previous)
     return hashes

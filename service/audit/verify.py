@@ -279,8 +279,8 @@ class _Verifier:
             hash_hex = item.get("hash")
             if not _hex32(hash_hex):
                 raise Failure(where, "its hash is not 32 bytes of lower-case hex", seq, line)
-            chained = chain.entry(seq, item.get("event"), item.get("seat"), item.get("command"))
-            previous = chain.link(previous, chain.salt(server_seed, seq), canonical(chained))
+            previous = chain.next_hash(previous, server_seed, seq, item.get("event"), item.get("seat"),
+                                       item.get("command"))
             if previous.hex() != hash_hex:
                 raise Failure(where, "the hash does not follow the chain: this entry (or the header) was changed, "
                               "or one was removed or moved", seq, line)
@@ -315,7 +315,11 @@ class _Verifier:
                     parsed = parse_command(rules, item["command"])  # for its reason
                 if isinstance(parsed, Malformed):
                     raise Failure(where, f"the command of seat {seat} is malformed: {parsed.reason}", seq, line)
-                outcome = decide(state, seat, parsed)
+                try:
+                    outcome = decide(state, seat, parsed)
+                except Exception as error:  # a hand-made log can reach states the rules never produce
+                    raise Failure(where, f"the rules fail on this command: {type(error).__name__}: {error}",
+                                  seq, line) from None
                 if isinstance(outcome, Rejection):
                     raise Failure(where, f"the command of seat {seat} {_short(item['command'])} is not legal: "
                                   f"{outcome}", seq, line)
@@ -327,8 +331,11 @@ class _Verifier:
                     if not 0 <= event.seat < self.players or event.seat not in rules.to_act(state):
                         raise Failure(where, f"seat {event.seat} timed out but the game was not waiting for it",
                                       seq, line)
-                    pending.extend(timeout_events(rules, state, event.seat, event.consequence, event.reason,
-                                                  event.waited_ms))
+                    try:
+                        pending.extend(timeout_events(rules, state, event.seat, event.consequence, event.reason,
+                                                      event.waited_ms))
+                    except ValueError as error:
+                        raise Failure(where, f"an invalid timeout: {error}", seq, line) from None
                     timeouts += 1
                 elif kind is ClockCharged:
                     pending.append(event)  # a fact of the service's clock: nothing to recompute
@@ -339,7 +346,11 @@ class _Verifier:
             wanted = pending.popleft()
             if wanted != event:
                 raise Failure(where, _first_difference(wanted, event), seq, line)
-            state = evolve(state, event)
+            try:
+                state = evolve(state, event)
+            except Exception as error:  # pragma: no cover - the event is the rules' own
+                raise Failure(where, f"the rules fail on this event: {type(error).__name__}: {error}",
+                              seq, line) from None
         last = len(entries)
         if pending:
             raise Failure(_where(last + 1), f"the log ends, but the rules give more events after seq {origin} "

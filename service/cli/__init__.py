@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from service.cli import conformance, play, serve
+from service.cli import conformance, export, play, serve, verify
 
 app = typer.Typer(
     name="cardgames",
@@ -22,6 +22,8 @@ def _root() -> None:
 app.command("conformance")(conformance.conformance_command)
 app.command("serve")(serve.serve_command)
 app.command("play")(play.play_command)
+app.command("export")(export.export_command)
+app.command("verify")(verify.verify_command)
 
 
 def main() -> None:

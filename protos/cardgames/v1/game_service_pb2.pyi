@@ -139,6 +139,7 @@ class View(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     TO_ACT_FIELD_NUMBER: _builtins.int
     OVER_FIELD_NUMBER: _builtins.int
+    HEAD_FIELD_NUMBER: _builtins.int
     ALL_FOURS_FIELD_NUMBER: _builtins.int
     SEEP_FIELD_NUMBER: _builtins.int
     CONTRACT_RUMMY_FIELD_NUMBER: _builtins.int
@@ -151,6 +152,8 @@ class View(_message.Message):
     """The viewer's seat; unset for a spectator."""
     over: _builtins.bool
     """True once the match has ended."""
+    head: _builtins.str
+    """The audit log's chain hash after `sequence` (hex; docs/log-format.md)."""
     @_builtins.property
     def to_act(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """The seats the game is waiting for (empty once the match is over)."""
@@ -170,13 +173,14 @@ class View(_message.Message):
         seat: _builtins.int | None = ...,
         to_act: _abc.Iterable[_builtins.int] | None = ...,
         over: _builtins.bool = ...,
+        head: _builtins.str = ...,
         all_fours: _all_fours_pb2.AllFoursView | None = ...,
         seep: _seep_pb2.SeepView | None = ...,
         contract_rummy: _contract_rummy_pb2.ContractRummyView | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "all_fours", b"all_fours", "contract_rummy", b"contract_rummy", "game", b"game", "seat", b"seat", "seep", b"seep"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "all_fours", b"all_fours", "contract_rummy", b"contract_rummy", "game", b"game", "game_id", b"game_id", "game_name", b"game_name", "over", b"over", "seat", b"seat", "seep", b"seep", "sequence", b"sequence", "to_act", b"to_act"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "all_fours", b"all_fours", "contract_rummy", b"contract_rummy", "game", b"game", "game_id", b"game_id", "game_name", b"game_name", "head", b"head", "over", b"over", "seat", b"seat", "seep", b"seep", "sequence", b"sequence", "to_act", b"to_act"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
@@ -198,26 +202,176 @@ class LogEntry(_message.Message):
     SEQUENCE_FIELD_NUMBER: _builtins.int
     EVENT_FIELD_NUMBER: _builtins.int
     REDACTED_FIELD_NUMBER: _builtins.int
+    HASH_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    COMMAND_FIELD_NUMBER: _builtins.int
     sequence: _builtins.int
     """The event's position in the match's log, from 1."""
     redacted: _builtins.bool
     """True when the caller sees the event's public form (secret fields emptied)."""
+    hash: _builtins.str
+    """The audit log's chain hash after this event (hex)."""
+    seat: _builtins.int
+    """On the entry that starts a command's batch: the seat that sent the command
+    and the command as the rules read it. Shown to that seat, and to everyone
+    once the match is over.
+    """
     @_builtins.property
     def event(self) -> Global___Event: ...
+    @_builtins.property
+    def command(self) -> Global___Command: ...
     def __init__(
         self,
         *,
         sequence: _builtins.int = ...,
         event: Global___Event | None = ...,
         redacted: _builtins.bool = ...,
+        hash: _builtins.str = ...,
+        seat: _builtins.int | None = ...,
+        command: Global___Command | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "command", b"command", "event", b"event", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "redacted", b"redacted", "sequence", b"sequence"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "command", b"command", "event", b"event", "hash", b"hash", "redacted", b"redacted", "seat", b"seat", "sequence", b"sequence"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
+    _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
+
+Global___LogEntry: _TypeAlias = LogEntry  # noqa: Y015
+
+@_typing.final
+class LogHeader(_message.Message):
+    """The header of a match's audit log (docs/log-format.md): what the genesis hash
+    covers. `config` holds the game's full configuration (unset options keep
+    their defaults); `seat_commitments` is set when the seats add entropy ("" for
+    a seat that has not committed yet), and `genesis` once every seat has.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FORMAT_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    RULES_VERSION_FIELD_NUMBER: _builtins.int
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    PLAYERS_FIELD_NUMBER: _builtins.int
+    CONFIG_FIELD_NUMBER: _builtins.int
+    DEALER_FIELD_NUMBER: _builtins.int
+    STACKED_FIELD_NUMBER: _builtins.int
+    SEED_COMMITMENT_FIELD_NUMBER: _builtins.int
+    SEED_GIVEN_FIELD_NUMBER: _builtins.int
+    SEAT_ENTROPY_FIELD_NUMBER: _builtins.int
+    SEAT_COMMITMENTS_FIELD_NUMBER: _builtins.int
+    GENESIS_FIELD_NUMBER: _builtins.int
+    format: _builtins.str
+    version: _builtins.int
+    game: _builtins.str
+    rules_version: _builtins.str
+    game_id: _builtins.str
+    players: _builtins.int
+    dealer: _builtins.int
+    stacked: _builtins.int
+    seed_commitment: _builtins.str
+    seed_given: _builtins.bool
+    seat_entropy: _builtins.bool
+    genesis: _builtins.str
+    @_builtins.property
+    def config(self) -> Global___Options: ...
+    @_builtins.property
+    def seat_commitments(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    def __init__(
+        self,
+        *,
+        format: _builtins.str = ...,
+        version: _builtins.int = ...,
+        game: _builtins.str = ...,
+        rules_version: _builtins.str = ...,
+        game_id: _builtins.str = ...,
+        players: _builtins.int = ...,
+        config: Global___Options | None = ...,
+        dealer: _builtins.int | None = ...,
+        stacked: _builtins.int = ...,
+        seed_commitment: _builtins.str = ...,
+        seed_given: _builtins.bool = ...,
+        seat_entropy: _builtins.bool = ...,
+        seat_commitments: _abc.Iterable[_builtins.str] | None = ...,
+        genesis: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_dealer", b"_dealer", "config", b"config", "dealer", b"dealer"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_dealer", b"_dealer", "config", b"config", "dealer", b"dealer", "format", b"format", "game", b"game", "game_id", b"game_id", "genesis", b"genesis", "players", b"players", "rules_version", b"rules_version", "seat_commitments", b"seat_commitments", "seat_entropy", b"seat_entropy", "seed_commitment", b"seed_commitment", "seed_given", b"seed_given", "stacked", b"stacked", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__dealer: _TypeAlias = _typing.Literal["dealer"]  # noqa: Y015
+    _WhichOneofArgType__dealer: _TypeAlias = _typing.Literal["_dealer", b"_dealer"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__dealer) -> _WhichOneofReturnType__dealer | None: ...
+
+Global___LogHeader: _TypeAlias = LogHeader  # noqa: Y015
+
+@_typing.final
+class LogReveal(_message.Message):
+    """What a match reveals once it is over: the server's seed and, with seat
+    entropy, every seat's entropy (seat 0 first).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEED_FIELD_NUMBER: _builtins.int
+    SEAT_ENTROPY_FIELD_NUMBER: _builtins.int
+    seed: _builtins.str
+    @_builtins.property
+    def seat_entropy(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    def __init__(
+        self,
+        *,
+        seed: _builtins.str = ...,
+        seat_entropy: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat_entropy", b"seat_entropy", "seed", b"seed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___LogEntry: _TypeAlias = LogEntry  # noqa: Y015
+Global___LogReveal: _TypeAlias = LogReveal  # noqa: Y015
+
+@_typing.final
+class EntropyStatus(_message.Message):
+    """Where a seat-entropy game stands."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEATS_FIELD_NUMBER: _builtins.int
+    COMMITTED_FIELD_NUMBER: _builtins.int
+    REVEALED_FIELD_NUMBER: _builtins.int
+    STARTED_FIELD_NUMBER: _builtins.int
+    SEQUENCE_FIELD_NUMBER: _builtins.int
+    HEAD_FIELD_NUMBER: _builtins.int
+    seats: _builtins.int
+    committed: _builtins.int
+    revealed: _builtins.int
+    started: _builtins.bool
+    """True once the match has started (every seat revealed)."""
+    sequence: _builtins.int
+    head: _builtins.str
+    """The log's head once started ("" before)."""
+    def __init__(
+        self,
+        *,
+        seats: _builtins.int = ...,
+        committed: _builtins.int = ...,
+        revealed: _builtins.int = ...,
+        started: _builtins.bool = ...,
+        sequence: _builtins.int = ...,
+        head: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["committed", b"committed", "head", b"head", "revealed", b"revealed", "seats", b"seats", "sequence", b"sequence", "started", b"started"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___EntropyStatus: _TypeAlias = EntropyStatus  # noqa: Y015
 
 @_typing.final
 class CreateGameRequest(_message.Message):
@@ -229,6 +383,7 @@ class CreateGameRequest(_message.Message):
     SEED_FIELD_NUMBER: _builtins.int
     DECKS_FIELD_NUMBER: _builtins.int
     DEALER_FIELD_NUMBER: _builtins.int
+    SEAT_ENTROPY_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     """The game's name: "all_fours", "seep" or "contract_rummy"."""
     players: _builtins.int
@@ -237,6 +392,10 @@ class CreateGameRequest(_message.Message):
     """A 32-byte seed in hex for every shuffle not stacked; unset for a random one."""
     dealer: _builtins.int
     """The first dealer, replacing the rules' first-dealer draw."""
+    seat_entropy: _builtins.bool
+    """Each seat adds entropy of its own (CommitEntropy, then RevealEntropy); the
+    match starts with the last reveal, so no single party chose the deals.
+    """
     @_builtins.property
     def options(self) -> Global___Options:
         """Overrides of the rules file's configuration table; unset keys keep their defaults.
@@ -256,10 +415,11 @@ class CreateGameRequest(_message.Message):
         seed: _builtins.str | None = ...,
         decks: _abc.Iterable[_common_pb2.CardList] | None = ...,
         dealer: _builtins.int | None = ...,
+        seat_entropy: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_dealer", b"_dealer", "_players", b"_players", "_seed", b"_seed", "dealer", b"dealer", "options", b"options", "players", b"players", "seed", b"seed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_dealer", b"_dealer", "_players", b"_players", "_seed", b"_seed", "dealer", b"dealer", "decks", b"decks", "game", b"game", "options", b"options", "players", b"players", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_dealer", b"_dealer", "_players", b"_players", "_seed", b"_seed", "dealer", b"dealer", "decks", b"decks", "game", b"game", "options", b"options", "players", b"players", "seat_entropy", b"seat_entropy", "seed", b"seed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__dealer: _TypeAlias = _typing.Literal["dealer"]  # noqa: Y015
     _WhichOneofArgType__dealer: _TypeAlias = _typing.Literal["_dealer", b"_dealer"]  # noqa: Y015
@@ -283,9 +443,17 @@ class CreateGameResponse(_message.Message):
     GAME_ID_FIELD_NUMBER: _builtins.int
     SEAT_TOKENS_FIELD_NUMBER: _builtins.int
     SEQUENCE_FIELD_NUMBER: _builtins.int
+    SEED_COMMITMENT_FIELD_NUMBER: _builtins.int
+    HEAD_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     sequence: _builtins.int
-    """The sequence of the match's last event after its start (the deal)."""
+    """The sequence of the match's last event after its start (the deal); 0 while
+    a seat-entropy game waits for its seats.
+    """
+    seed_commitment: _builtins.str
+    """SHA-256 of the server's seed (hex), revealed when the match ends."""
+    head: _builtins.str
+    """The audit log's chain hash after `sequence` ("" while the seats add entropy)."""
     @_builtins.property
     def seat_tokens(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """One secret token per seat, seat 0 first. Shown once: the service keeps only hashes."""
@@ -296,10 +464,12 @@ class CreateGameResponse(_message.Message):
         game_id: _builtins.str = ...,
         seat_tokens: _abc.Iterable[_builtins.str] | None = ...,
         sequence: _builtins.int = ...,
+        seed_commitment: _builtins.str = ...,
+        head: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "seat_tokens", b"seat_tokens", "sequence", b"sequence"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "head", b"head", "seat_tokens", b"seat_tokens", "seed_commitment", b"seed_commitment", "sequence", b"sequence"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -434,8 +604,11 @@ class SubmitCommandResponse(_message.Message):
 
     SEQUENCE_FIELD_NUMBER: _builtins.int
     EVENTS_FIELD_NUMBER: _builtins.int
+    HEAD_FIELD_NUMBER: _builtins.int
     sequence: _builtins.int
     """The sequence after the command's events."""
+    head: _builtins.str
+    """The audit log's chain hash after them."""
     @_builtins.property
     def events(self) -> _containers.RepeatedCompositeFieldContainer[Global___LogEntry]:
         """The events the command caused, as shown to the caller."""
@@ -445,10 +618,11 @@ class SubmitCommandResponse(_message.Message):
         *,
         sequence: _builtins.int = ...,
         events: _abc.Iterable[Global___LogEntry] | None = ...,
+        head: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "sequence", b"sequence"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "head", b"head", "sequence", b"sequence"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -546,20 +720,122 @@ class GetLogResponse(_message.Message):
 
     SEQUENCE_FIELD_NUMBER: _builtins.int
     EVENTS_FIELD_NUMBER: _builtins.int
+    HEADER_FIELD_NUMBER: _builtins.int
+    REVEAL_FIELD_NUMBER: _builtins.int
+    HEAD_FIELD_NUMBER: _builtins.int
     sequence: _builtins.int
     """The latest sequence of the match."""
+    head: _builtins.str
+    """The chain hash after `sequence`."""
     @_builtins.property
     def events(self) -> _containers.RepeatedCompositeFieldContainer[Global___LogEntry]: ...
+    @_builtins.property
+    def header(self) -> Global___LogHeader:
+        """The log's header (genesis included once every seat has committed)."""
+
+    @_builtins.property
+    def reveal(self) -> Global___LogReveal:
+        """Set once the match is over: the seeds to recompute every shuffle."""
+
     def __init__(
         self,
         *,
         sequence: _builtins.int = ...,
         events: _abc.Iterable[Global___LogEntry] | None = ...,
+        header: Global___LogHeader | None = ...,
+        reveal: Global___LogReveal | None = ...,
+        head: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["header", b"header", "reveal", b"reveal"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "sequence", b"sequence"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "head", b"head", "header", b"header", "reveal", b"reveal", "sequence", b"sequence"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetLogResponse: _TypeAlias = GetLogResponse  # noqa: Y015
+
+@_typing.final
+class CommitEntropyRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    COMMITMENT_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    commitment: _builtins.str
+    """SHA-256 of the seat's 32 bytes of entropy, in hex."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        commitment: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["commitment", b"commitment", "game_id", b"game_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CommitEntropyRequest: _TypeAlias = CommitEntropyRequest  # noqa: Y015
+
+@_typing.final
+class CommitEntropyResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATUS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def status(self) -> Global___EntropyStatus: ...
+    def __init__(
+        self,
+        *,
+        status: Global___EntropyStatus | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["status", b"status"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["status", b"status"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CommitEntropyResponse: _TypeAlias = CommitEntropyResponse  # noqa: Y015
+
+@_typing.final
+class RevealEntropyRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    ENTROPY_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    entropy: _builtins.str
+    """The seat's 32 bytes of entropy, in hex."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        entropy: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["entropy", b"entropy", "game_id", b"game_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RevealEntropyRequest: _TypeAlias = RevealEntropyRequest  # noqa: Y015
+
+@_typing.final
+class RevealEntropyResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATUS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def status(self) -> Global___EntropyStatus: ...
+    def __init__(
+        self,
+        *,
+        status: Global___EntropyStatus | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["status", b"status"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["status", b"status"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RevealEntropyResponse: _TypeAlias = RevealEntropyResponse  # noqa: Y015

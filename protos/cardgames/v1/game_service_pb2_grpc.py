@@ -64,6 +64,16 @@ class GameServiceStub:
                 request_serializer=cardgames_dot_v1_dot_game__service__pb2.GetLogRequest.SerializeToString,
                 response_deserializer=cardgames_dot_v1_dot_game__service__pb2.GetLogResponse.FromString,
                 _registered_method=True)
+        self.CommitEntropy = channel.unary_unary(
+                '/cardgames.v1.GameService/CommitEntropy',
+                request_serializer=cardgames_dot_v1_dot_game__service__pb2.CommitEntropyRequest.SerializeToString,
+                response_deserializer=cardgames_dot_v1_dot_game__service__pb2.CommitEntropyResponse.FromString,
+                _registered_method=True)
+        self.RevealEntropy = channel.unary_unary(
+                '/cardgames.v1.GameService/RevealEntropy',
+                request_serializer=cardgames_dot_v1_dot_game__service__pb2.RevealEntropyRequest.SerializeToString,
+                response_deserializer=cardgames_dot_v1_dot_game__service__pb2.RevealEntropyResponse.FromString,
+                _registered_method=True)
 
 
 class GameServiceServicer:
@@ -106,7 +116,25 @@ class GameServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetLog(self, request, context):
-        """The events the caller may see, each in the form shown to the caller.
+        """The events the caller may see, each in the form shown to the caller, with
+        the audit log's header, hashes and commands; once the match is over, the
+        whole log and the revealed seeds (docs/log-format.md).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CommitEntropy(self, request, context):
+        """In a game created with seat_entropy: the caller's seat commits to entropy
+        of its own (SHA-256 of 32 bytes, in hex). Every seat commits first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RevealEntropy(self, request, context):
+        """Then each seat reveals its 32 bytes (hex); the last reveal starts the match,
+        its shuffles seeded from the server's seed and every seat's entropy.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -144,6 +172,16 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.GetLog,
                     request_deserializer=cardgames_dot_v1_dot_game__service__pb2.GetLogRequest.FromString,
                     response_serializer=cardgames_dot_v1_dot_game__service__pb2.GetLogResponse.SerializeToString,
+            ),
+            'CommitEntropy': grpc.unary_unary_rpc_method_handler(
+                    servicer.CommitEntropy,
+                    request_deserializer=cardgames_dot_v1_dot_game__service__pb2.CommitEntropyRequest.FromString,
+                    response_serializer=cardgames_dot_v1_dot_game__service__pb2.CommitEntropyResponse.SerializeToString,
+            ),
+            'RevealEntropy': grpc.unary_unary_rpc_method_handler(
+                    servicer.RevealEntropy,
+                    request_deserializer=cardgames_dot_v1_dot_game__service__pb2.RevealEntropyRequest.FromString,
+                    response_serializer=cardgames_dot_v1_dot_game__service__pb2.RevealEntropyResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -308,6 +346,60 @@ class GameService:
             '/cardgames.v1.GameService/GetLog',
             cardgames_dot_v1_dot_game__service__pb2.GetLogRequest.SerializeToString,
             cardgames_dot_v1_dot_game__service__pb2.GetLogResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CommitEntropy(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardgames.v1.GameService/CommitEntropy',
+            cardgames_dot_v1_dot_game__service__pb2.CommitEntropyRequest.SerializeToString,
+            cardgames_dot_v1_dot_game__service__pb2.CommitEntropyResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RevealEntropy(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardgames.v1.GameService/RevealEntropy',
+            cardgames_dot_v1_dot_game__service__pb2.RevealEntropyRequest.SerializeToString,
+            cardgames_dot_v1_dot_game__service__pb2.RevealEntropyResponse.FromString,
             options,
             channel_credentials,
             insecure,

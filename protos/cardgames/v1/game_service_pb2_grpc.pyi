@@ -53,7 +53,18 @@ class GameServiceStub:
     Watch: _grpc.UnaryStreamMultiCallable[_game_service_pb2.WatchRequest, _game_service_pb2.WatchResponse]
     """The caller's view, then each new batch of events with the view after it."""
     GetLog: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.GetLogRequest, _game_service_pb2.GetLogResponse]
-    """The events the caller may see, each in the form shown to the caller."""
+    """The events the caller may see, each in the form shown to the caller, with
+    the audit log's header, hashes and commands; once the match is over, the
+    whole log and the revealed seeds (docs/log-format.md).
+    """
+    CommitEntropy: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.CommitEntropyRequest, _game_service_pb2.CommitEntropyResponse]
+    """In a game created with seat_entropy: the caller's seat commits to entropy
+    of its own (SHA-256 of 32 bytes, in hex). Every seat commits first.
+    """
+    RevealEntropy: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.RevealEntropyRequest, _game_service_pb2.RevealEntropyResponse]
+    """Then each seat reveals its 32 bytes (hex); the last reveal starts the match,
+    its shuffles seeded from the server's seed and every seat's entropy.
+    """
 
 @_typing.type_check_only
 class GameServiceAsyncStub(GameServiceStub):
@@ -71,7 +82,18 @@ class GameServiceAsyncStub(GameServiceStub):
     Watch: _aio.UnaryStreamMultiCallable[_game_service_pb2.WatchRequest, _game_service_pb2.WatchResponse]  # type: ignore[assignment]
     """The caller's view, then each new batch of events with the view after it."""
     GetLog: _aio.UnaryUnaryMultiCallable[_game_service_pb2.GetLogRequest, _game_service_pb2.GetLogResponse]  # type: ignore[assignment]
-    """The events the caller may see, each in the form shown to the caller."""
+    """The events the caller may see, each in the form shown to the caller, with
+    the audit log's header, hashes and commands; once the match is over, the
+    whole log and the revealed seeds (docs/log-format.md).
+    """
+    CommitEntropy: _aio.UnaryUnaryMultiCallable[_game_service_pb2.CommitEntropyRequest, _game_service_pb2.CommitEntropyResponse]  # type: ignore[assignment]
+    """In a game created with seat_entropy: the caller's seat commits to entropy
+    of its own (SHA-256 of 32 bytes, in hex). Every seat commits first.
+    """
+    RevealEntropy: _aio.UnaryUnaryMultiCallable[_game_service_pb2.RevealEntropyRequest, _game_service_pb2.RevealEntropyResponse]  # type: ignore[assignment]
+    """Then each seat reveals its 32 bytes (hex); the last reveal starts the match,
+    its shuffles seeded from the server's seed and every seat's entropy.
+    """
 
 class GameServiceServicer(metaclass=_abc_1.ABCMeta):
     @_abc_1.abstractmethod
@@ -122,6 +144,29 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _game_service_pb2.GetLogRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_game_service_pb2.GetLogResponse, _abc.Awaitable[_game_service_pb2.GetLogResponse]]:
-        """The events the caller may see, each in the form shown to the caller."""
+        """The events the caller may see, each in the form shown to the caller, with
+        the audit log's header, hashes and commands; once the match is over, the
+        whole log and the revealed seeds (docs/log-format.md).
+        """
+
+    @_abc_1.abstractmethod
+    def CommitEntropy(
+        self,
+        request: _game_service_pb2.CommitEntropyRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.CommitEntropyResponse, _abc.Awaitable[_game_service_pb2.CommitEntropyResponse]]:
+        """In a game created with seat_entropy: the caller's seat commits to entropy
+        of its own (SHA-256 of 32 bytes, in hex). Every seat commits first.
+        """
+
+    @_abc_1.abstractmethod
+    def RevealEntropy(
+        self,
+        request: _game_service_pb2.RevealEntropyRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.RevealEntropyResponse, _abc.Awaitable[_game_service_pb2.RevealEntropyResponse]]:
+        """Then each seat reveals its 32 bytes (hex); the last reveal starts the match,
+        its shuffles seeded from the server's seed and every seat's entropy.
+        """
 
 def add_GameServiceServicer_to_server(servicer: GameServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
