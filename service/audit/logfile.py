@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import IO, Any
 
 import msgspec
@@ -211,3 +212,10 @@ def read_log(data: bytes) -> AuditLog:
     if log is None:
         raise LogFormatError("the file is empty: no log header")
     return log
+
+
+def write_log_file(path: Path, log: AuditLog) -> int:
+    """Write the log to a file (its folder created); returns the number of lines."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as out:
+        return write_log(out, log)

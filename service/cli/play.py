@@ -5,8 +5,9 @@ store unless ``--store`` names one), creates the match with the seed, and runs o
 :class:`clients.bots.RandomBot` per seat through the Python client, each holding only its
 own seat's token. A spectator's watch drives the progress line. Once the match is over it
 reads the whole log (everything shows then), prints one line per event through the game's
-``describe``, the final table and the standings, and with ``--log`` writes the log as
-NDJSON (one event per line: ``sequence``, ``type`` and the event's FORMAT.md fields).
+``describe``, the final table and the standings, and with ``--log`` writes the match's
+audit log as NDJSON (docs/log-format.md: the writer ``cardgames export`` uses too), which
+``cardgames verify`` checks.
 
 Nothing here is specific to a game: the game is reached through the engine registry.
 """
@@ -34,6 +35,8 @@ from clients.bots import RandomBot
 from engine.core.protocol import GameRules, OptionsError
 from engine.core.registry import GAME_MODULES, UnknownGame, get_game
 from engine.core.replay import fold
+from service.audit.export import fetch as fetch_audit_log
+from service.audit.logfile import AuditLog, write_log_file
 from service.server import start
 from service.store import EventStore, StoreError
 
@@ -52,6 +55,7 @@ class Match:
     players: int | None
     commands: dict[int, int] = field(default_factory=dict)  # first sequence of a command's events -> seat
     elapsed: float = 0.0
+    audit: AuditLog | None = None  # the audit log (docs/log-format.md)
 
 
 class _Progress:
@@ -142,11 +146,12 @@ async def run_match(
             final = watching.result()
             elapsed = time.perf_counter() - started
             log = await spectator.log()
+            audit = await fetch_audit_log(client, created.game_id)
     finally:
         await running.stop(grace=1.0)
     events = [(entry.sequence, decode(rules, entry.event)) for entry in log.events]
     return Match(rules.NAME, created.game_id, seed, created.sequence, events, final, dict(options or {}), players,
-                 commands, elapsed)
+                 commands, elapsed, audit)
 
 
 async def _follow(updates: Any, rules: GameRules, progress: _Progress | None) -> View:
@@ -164,18 +169,6 @@ async def _follow(updates: Any, rules: GameRules, progress: _Progress | None) ->
             progress.refresh()
     assert final is not None
     return final
-
-
-def write_ndjson(path: Path, events: Sequence[tuple[int, Any]]) -> None:
-    """One JSON object per line: ``sequence``, then the event's FORMAT.md fields (``type`` first).
-
-    Map keys are sorted (a protobuf map keeps no order), so a seed always gives the same file.
-    """
-    encoder = msgspec.json.Encoder(order="deterministic")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("wb") as out:
-        for sequence, event in events:
-            out.write(b'{"sequence":%d,' % sequence + encoder.encode(event)[1:] + b"\n")
 
 
 def _flat(value: Any) -> str | None:
@@ -278,5 +271,6 @@ def play_command(
         f"({commands / match.elapsed if match.elapsed else 0:.0f} commands/s through gRPC)"
     )
     if log is not None:
-        write_ndjson(log, match.events)
+        assert match.audit is not None
+        write_log_file(log, match.audit)
         console.print(f"Event log: {log} ({len(match.events)} lines of NDJSON)")
