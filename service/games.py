@@ -44,6 +44,7 @@ from engine.core.chance import ShuffleUnavailable
 from engine.core.commands import parse_command
 from engine.core.protocol import PUBLIC, GameRules, Malformed, OptionsError, Rejection, ScenarioError, Setup, Viewer
 from engine.core.registry import UnknownGame, get_game
+from engine.core.seat_events import with_seat_events
 from engine.core.replay import fold, new_match
 from service.audit.logfile import log_header, reveal, seat_values, with_genesis
 from service.feed import Feed
@@ -366,6 +367,9 @@ class Games:
         self.max_finished = max_finished
         self._finished: OrderedDict[UUID, None] = OrderedDict()
         self.store_timeout = store_timeout
+        #: Called with (live game, seat, events) before a seat's command is written, lock held: may
+        #: refuse it (a ServiceError) or add events (service/clocks.py: deadlines and time banks).
+        self.clock_hook: Callable[[_Live, int, list[Any]], list[Any]] | None = None
         self.feed: Feed | None = None
         self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="cardgames-store")
         self._live: OrderedDict[UUID, _Live] = OrderedDict()
@@ -574,7 +578,7 @@ class Games:
                     header = await self._run(self.store.header, key)
                 except GameNotFound as error:
                     raise GameNotFoundError(str(error), game_id=game_id) from error
-                rules = get_game(header.game)
+                rules = with_seat_events(get_game(header.game))
                 live = _Live(key, rules, header, None, 0)
                 await self._run(self._load, live)
                 self._keep(live)
@@ -689,6 +693,8 @@ class Games:
                         continue
                     raise Rejected(outcome)
                 events = list(outcome)
+                if self.clock_hook is not None:
+                    events = self.clock_hook(live, seat, events)
                 state = fold(rules, live.state, events)
                 first = live.sequence + 1
                 attempts += 1
@@ -719,6 +725,43 @@ class Games:
                 self._retire(live.game_id)
         entries = entries_for(rules, first, events, seat, rules.is_over(state), notes)
         return Accepted(live.header.game, seat, sequence, entries, live.head.hex())
+
+    async def record(
+        self, game_id: str, expected_sequence: int, decide: Callable[[GameRules, Any], Sequence[Any] | None]
+    ) -> int | None:
+        """Write a batch the service decided itself, with no seat's command (a seat's clock ran out).
+
+        ``decide(rules, state)`` gives the batch's events on the state at ``expected_sequence``
+        (None or none: nothing to write). Returns the new sequence, or None when nothing was
+        written (the game had moved on: the caller decides again on the new state).
+        """
+        live = await self._get(game_id)
+        rules = live.rules
+        async with live.lock:
+            if live.suspect:
+                await self._catch_up(live)
+            if expected_sequence != live.sequence:
+                return None
+            events = list(decide(rules, live.state) or ())
+            if not events:
+                return None
+            state = fold(rules, live.state, events)
+            first = live.sequence + 1
+            notes = live.chain(first, events)
+            try:
+                sequence = await self._run(
+                    self.store.append, live.game_id, live.header.game, live.sequence, events, None,
+                    [note.hash for note in notes], on_late=partial(_mark_suspect, live),
+                )
+            except StaleSequence:
+                await self._catch_up(live)
+                return None
+            live.state, live.sequence = state, sequence
+            live.head = bytes.fromhex(notes[-1].hash) if notes[-1].hash else b""
+            self._publish(live, first, events, notes)
+            if rules.is_over(state):
+                self._retire(live.game_id)
+        return sequence
 
     async def _snapshot(self, game_id: UUID, game: str, sequence: int, state: Any) -> None:
         try:
@@ -912,7 +955,7 @@ def _stale(live: _Live, expected: int) -> StaleSequenceError:
 
 def _rules(game: str) -> GameRules:
     try:
-        return get_game(game)
+        return with_seat_events(get_game(game))
     except (UnknownGame, ModuleNotFoundError) as error:
         raise UnknownGameError(f"unknown game {game!r}", game=game) from error
 

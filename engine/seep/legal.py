@@ -21,8 +21,8 @@ from engine.seep.state import BID, PLAY, House, State, actor
 _BIDS = {value: Bid(value) for value in HOUSE_VALUES}
 _ALONE = (0,)
 
-#: A HOUSE move without its card: value, the loose cards in the card's group, the further groups.
-BuildShape = tuple[int, tuple[str, ...], Groups]
+#: HOUSE moves without their card: value, the loose cards in the card's group, each choice of further groups.
+BuildShape = tuple[int, tuple[str, ...], list[Groups]]
 #: The moves open to a card of one value: capture groupings, throw, build shapes, houses to break.
 Moves = tuple[list[Groups], bool, list[BuildShape], list[int]]
 
@@ -48,8 +48,9 @@ def legal_commands(state: State, seat: int) -> list[Any]:
             out += [Capture(card, groups) for groups in captures]
         if throw:
             out.append(Throw(card))
-        if builds:
-            out += [Build(card, target, ((card, *own), *rest)) for target, own, rest in builds]
+        for target, own, rests in builds:
+            head = (card, *own)
+            out += [Build(card, target, (head, *rest)) for rest in rests]
         if breaks:
             out += [Break(card, house) for house in breaks]
     return out
@@ -135,4 +136,5 @@ class _Table:
                 groupings = [groups for groups in groupings if groups]
             if strict and not sets:
                 groupings = [groups for groups in groupings if all(len(group) == 1 for group in groups)]
-            shapes += [(target, own, groups) for groups in groupings]
+            if groupings:
+                shapes.append((target, own, groupings))
