@@ -45,6 +45,13 @@ class Seated(msgspec.Struct, frozen=True):
     forfeited: int | None = None
     banks: dict[int, int] = {}
 
+    def __getattr__(self, name: str) -> Any:
+        # Reads of the game's own fields (phase, hands, ...) go to the game's state, so code
+        # that inspects a state (a game's snapshot, tests) works on a seated one too.
+        if name.startswith("__") or name == "game":
+            raise AttributeError(name)
+        return getattr(self.game, name)
+
 
 class SeatRules:
     """A game's rules, extended with seat events (see the module's docstring)."""
@@ -72,10 +79,11 @@ class SeatRules:
 
     def evolve(self, state: Seated, event: Any) -> Seated:
         kind = type(event)
-        if kind is SeatTimedOut:
+        if kind is SeatTimedOut:  # the seat's time is spent: its bank is empty from now on
+            banks = {**state.banks, event.seat: 0}
             if event.consequence == FORFEIT:
-                return msgspec.structs.replace(state, forfeited=event.seat)
-            return state
+                return msgspec.structs.replace(state, forfeited=event.seat, banks=banks)
+            return msgspec.structs.replace(state, banks=banks)
         if kind is ClockCharged:
             return msgspec.structs.replace(state, banks={**state.banks, event.seat: event.bank_ms})
         return self.State(self._evolve(state.game, event), state.players, state.forfeited, state.banks)

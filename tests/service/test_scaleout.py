@@ -15,6 +15,7 @@ import pytest
 
 from engine.core.registry import get_game
 from engine.core.replay import fold
+from engine.core.seat_events import with_seat_events
 from service.games import Games, StaleSequenceError
 from service.snapshots import SnapshotStore
 from service.store import EventStore
@@ -142,7 +143,7 @@ async def test_snapshots_every_k_and_loading_from_them_gives_the_same_state(snap
     assert snapshots.recorder is not None
     records = snapshots.recorder.select_events(UUID(game_id))
     assert len(records) >= 3 and all(r.originator_version % 10 < 10 for r in records)
-    rules = get_game(GAME)
+    rules = with_seat_events(get_game(GAME))  # the service folds with the seat events
     config = rules.make_config({}, None)
     events = snapshot_store.events(UUID(game_id), rules)
     for record in records:  # each snapshot is the fold of the log up to its sequence
