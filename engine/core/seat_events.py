@@ -19,7 +19,6 @@ The automatic command is documented and deterministic: the first of the seat's
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from functools import cache
 from typing import Any, Union, cast
 
 import msgspec
@@ -140,12 +139,17 @@ def _players(config: Any) -> int:
     return players
 
 
-@cache
+_WRAPPED: dict[str, SeatRules] = {}
+
+
 def with_seat_events(rules: GameRules) -> GameRules:
     """``rules`` extended with seat events (one wrapper per game)."""
     if isinstance(rules, SeatRules):
         return cast(GameRules, rules)
-    return cast(GameRules, SeatRules(rules))
+    wrapped = _WRAPPED.get(rules.NAME)
+    if wrapped is None or wrapped.rules is not rules:
+        wrapped = _WRAPPED[rules.NAME] = SeatRules(rules)
+    return cast(GameRules, wrapped)
 
 
 def timeout_events(
