@@ -25,6 +25,7 @@ import asyncio
 import hashlib
 import hmac
 import logging
+import os
 import re
 import secrets
 import sqlite3
@@ -62,9 +63,12 @@ MAX_LIVE = 20_000
 #: How many finished games stay cached (for the GetLog/GetView calls that follow the end).
 MAX_FINISHED = 256
 #: Seconds a store call may take before the request fails with STORE_UNAVAILABLE.
-STORE_TIMEOUT = 10.0
+STORE_TIMEOUT = float(os.environ.get("CARDGAMES_STORE_TIMEOUT") or 10.0)
 #: Attempts of a command sent without expected_sequence that meets another process's write.
 SUBMIT_ATTEMPTS = 3
+#: Store calls that only read: they run on their own threads, so that reads never queue behind
+#: writes (which the store serializes: one insert at a time on PostgreSQL, one writer on SQLite).
+READS = frozenset({"header", "events", "log", "head", "load", "_load", "_state_at", "entropy", "latest"})
 log = logging.getLogger(__name__)
 
 
@@ -372,6 +376,7 @@ class Games:
         self.clock_hook: Callable[[_Live, int, list[Any]], list[Any]] | None = None
         self.feed: Feed | None = None
         self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="cardgames-store")
+        self._readers = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="cardgames-read")
         self._live: OrderedDict[UUID, _Live] = OrderedDict()
         self._loading: dict[UUID, asyncio.Lock] = {}
         self._background: set[asyncio.Task[Any]] = set()
@@ -390,6 +395,7 @@ class Games:
         if self._background:
             await asyncio.gather(*self._background, return_exceptions=True)
         self._executor.shutdown(wait=True)
+        self._readers.shutdown(wait=True)
         self.store.close()
 
     async def _run(self, function: Callable[..., T], *args: Any, on_late: Callable[[], None] | None = None) -> T:
@@ -398,7 +404,8 @@ class Games:
         A call that takes longer than ``store_timeout`` fails the request; ``on_late`` then runs
         when it ends after all (a write may have happened).
         """
-        future = asyncio.get_running_loop().run_in_executor(self._executor, partial(function, *args))
+        executor = self._readers if getattr(function, "__name__", "") in READS else self._executor
+        future = asyncio.get_running_loop().run_in_executor(executor, partial(function, *args))
         try:
             return await asyncio.wait_for(asyncio.shield(future), self.store_timeout)
         except TimeoutError:
