@@ -45,8 +45,8 @@ from engine.core.chance import ShuffleUnavailable
 from engine.core.commands import parse_command
 from engine.core.protocol import PUBLIC, GameRules, Malformed, OptionsError, Rejection, ScenarioError, Setup, Viewer
 from engine.core.registry import UnknownGame, get_game
-from engine.core.seat_events import with_seat_events
 from engine.core.replay import fold, new_match
+from engine.core.seat_events import with_seat_events
 from service.audit.logfile import log_header, reveal, seat_values, with_genesis
 from service.feed import Feed
 from service.snapshots import SnapshotStore, every_from_env

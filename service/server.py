@@ -19,6 +19,8 @@ from cardgames.v1 import game_service_pb2_grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from service.bots_server import NAMES as BOT_SERVICE_NAMES
+from service.bots_server import BotServices, add_bot_services
 from service.games import Games
 from service.grpc_api import SERVICE_NAME, GameServiceApi
 from service.guards import Limits, MalformedRequests, RateLimit
@@ -35,10 +37,14 @@ class Running:
     port: int
     games: Games
     health: health.aio.HealthServicer
+    #: BotService's clocks and TournamentService's tournaments (service/bots_server.py).
+    bots: BotServices | None = None
 
     async def stop(self, grace: float | None = 1.0) -> None:
         await self.health.enter_graceful_shutdown()
         await self.server.stop(grace)
+        if self.bots is not None:
+            await self.bots.close()
         await self.games.close()
 
 
@@ -62,10 +68,11 @@ async def start(
         interceptors.insert(0, RateLimit(limits))  # outermost: garbage counts against the limit too
     server = grpc.aio.server(interceptors=interceptors)
     game_service_pb2_grpc.add_GameServiceServicer_to_server(GameServiceApi(games), server)
+    bots = add_bot_services(games, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
-        (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+        (SERVICE_NAME, *BOT_SERVICE_NAMES, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
     if tls is None:
         port = server.add_insecure_port(address)
@@ -77,9 +84,9 @@ async def start(
         raise OSError(f"cannot listen on {address}")
     await games.open()
     await server.start()
-    for name in ("", SERVICE_NAME):
+    for name in ("", SERVICE_NAME, *BOT_SERVICE_NAMES):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    return Running(server, port, games, health_servicer)
+    return Running(server, port, games, health_servicer, bots)
 
 
 async def serve(
@@ -100,6 +107,10 @@ async def serve(
     if limits is not None:
         extras.append(f"limit {limits.rate:g}/s burst {limits.burst:g} per connection")
     announce(f"cardgames: serving GameService on {host}:{running.port} ({'; '.join(extras)})")
+    if running.bots is not None:
+        resumed = await running.bots.tournaments.resume_all()
+        if resumed:
+            announce(f"cardgames: resumed {len(resumed)} unfinished tournament(s)")
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):

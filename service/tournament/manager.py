@@ -332,7 +332,8 @@ class Tournaments:
             async with running.lock:
                 await self._append(running, [scheduled])
         game_id = scheduled.game_id
-        if self.clocks is not None and created.clock is not None:
+        clocked = self.clocks is not None and created.clock is not None
+        if clocked:
             await self.clocks.keep(game_id, scheduled.seat_tokens, created.clock)
         entrants = {entrant.name: entrant for entrant in created.entrants}
         config = get_game(created.game).make_config(created.options, created.players)
@@ -344,6 +345,8 @@ class Tournaments:
                     name, Assignment(str(running.uuid), spec.match_no, game_id, created.game, seat, token, spec.seats)
                 )
             else:
+                if clocked:
+                    self.clocks.connected(game_id, seat)  # played in process: always connected
                 policy = policy_for(created.game, entrant.bot, config)
                 seats.append(asyncio.create_task(
                     play_seat(self.games, game_id, token, seat, policy, spec.seed, in_thread=entrant.bot != "random")

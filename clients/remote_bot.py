@@ -1,0 +1,209 @@
+"""Remote bots over gRPC: play a seat from BotService.Decisions, or every seat a tournament assigns.
+
+A bot here is one function, ``choose(decision) -> command``: ``decision`` is plain data
+(the JSON of the bridge's lines, docs/bot-authors.md) and the command a FORMAT.md dict
+(``{"type": "play", "card": "AS"}``) or the index of one of ``decision["legal"]``::
+
+    {"type": "decision", "game": "all_fours", "game_id": "...", "seat": 1, "sequence": 42,
+     "view": {...}, "legal": [{...}, ...], "clock": {"move_ms": ..., "bank_ms": ...} or null,
+     "events": [{"sequence": 41, "event": {...}}, ...], "rejected": null}
+
+A refused command is decided again with ``rejected`` set ({"reason", "message"}), up to
+:data:`ATTEMPTS` times; after that the decision is left to the match's clock (nothing is
+ever played in the bot's place here). ``choose`` may be a coroutine function.
+
+:func:`play_seat` plays one seat until the match ends and returns its outcome;
+:func:`play_tournament` registers (or reuses an entrant token), follows the match
+assignments and plays each assigned seat, until the tournament ends. Both reconnect after
+a lost connection and resume where they were (the service sends the pending decision again).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+import grpc
+from cardgames import wire
+from cardgames.v1 import (
+    bots_pb2,
+    bots_pb2_grpc,
+    game_service_pb2,
+    game_service_pb2_grpc,
+    tournament_pb2,
+    tournament_pb2_grpc,
+)
+from grpc_status import rpc_status
+
+TOKEN_METADATA = "cardgames-token"
+#: How often one decision is asked again after a refused command.
+ATTEMPTS = 3
+#: Codes after which a stream is opened again (the server restarts or the network fails).
+RECONNECT = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN)
+
+Choose = Callable[[dict[str, Any]], Any]
+log = logging.getLogger(__name__)
+
+
+def decision_data(message: bots_pb2.DecisionsResponse, game_id: str) -> dict[str, Any]:
+    """A Decisions message as plain data (the bridge's line)."""
+    view = message.view
+    game = view.game_name
+    clock = None
+    if message.HasField("clock"):
+        clock = {
+            "move_ms": message.clock.move_ms,
+            "bank_ms": message.clock.bank_ms,
+            "deadline_unix_ms": message.clock.deadline_unix_ms,
+            "on_timeout": message.clock.on_timeout,
+        }
+    return {
+        "type": "decision",
+        "game": game,
+        "game_id": game_id,
+        "seat": view.seat,
+        "sequence": message.sequence,
+        "view": wire.unwrap(view)[1],
+        "legal": [wire.unwrap(command)[1] for command in message.legal_commands],
+        "clock": clock,
+        "events": [{"sequence": entry.sequence, "event": wire.unwrap(entry.event)[1]} for entry in message.events],
+        "rejected": None,
+    }
+
+
+def error_reason(error: grpc.aio.AioRpcError) -> str:
+    """The ErrorInfo reason of a refused call (its status code's name when it has none)."""
+    status = rpc_status.from_call(error)
+    if status is not None:
+        from google.rpc import error_details_pb2
+
+        for detail in status.details:
+            info = error_details_pb2.ErrorInfo()
+            if detail.Unpack(info):
+                return str(info.reason)
+    return str(error.code().name)
+
+
+async def _choose(choose: Choose, decision: dict[str, Any]) -> Any:
+    answer = choose(decision)
+    if inspect.isawaitable(answer):
+        answer = await answer
+    return answer
+
+
+def _command(answer: Any, decision: Mapping[str, Any]) -> Any:
+    if isinstance(answer, int) and not isinstance(answer, bool):
+        legal = decision["legal"]
+        if not 0 <= answer < len(legal):
+            raise ValueError(f"index {answer} is not one of the {len(legal)} legal commands")
+        return legal[answer]
+    return answer
+
+
+async def play_seat(
+    channel: grpc.aio.Channel, game_id: str, seat_token: str, choose: Choose, *, reconnect_delay: float = 0.5
+) -> list[int]:
+    """Play the seat of ``seat_token`` until the match is over; returns the outcome (0 best, per seat)."""
+    bots = bots_pb2_grpc.BotServiceStub(channel)
+    service = game_service_pb2_grpc.GameServiceStub(channel)
+    metadata = ((TOKEN_METADATA, seat_token),)
+    last: int | None = None
+    while True:
+        request = bots_pb2.DecisionsRequest(game_id=game_id)
+        if last is not None:
+            request.after_sequence = last
+        try:
+            async for message in bots.Decisions(request, metadata=metadata):
+                last = message.sequence
+                if message.view.over:
+                    return list(message.outcome)
+                await _decide(service, metadata, decision_data(message, game_id), choose)
+            return []  # the stream ended without the match's end (the server stops)
+        except grpc.aio.AioRpcError as error:
+            if error.code() not in RECONNECT:
+                raise
+            log.info("game %s: connection lost (%s); reconnecting", game_id, error.code().name)
+            await asyncio.sleep(reconnect_delay)
+
+
+async def _decide(
+    service: game_service_pb2_grpc.GameServiceStub,
+    metadata: tuple[tuple[str, str], ...],
+    decision: dict[str, Any],
+    choose: Choose,
+) -> None:
+    game = decision["game"]
+    for _ in range(ATTEMPTS):
+        try:
+            command = _command(await _choose(choose, decision), decision)
+            message = wire.wrap_command(game, command)
+        except (ValueError, TypeError, wire.WireError) as error:
+            decision = {**decision, "rejected": {"reason": "INVALID_COMMAND", "message": str(error)}}
+            continue
+        request = game_service_pb2.SubmitCommandRequest(
+            game_id=decision["game_id"], command=message, expected_sequence=decision["sequence"]
+        )
+        try:
+            await service.SubmitCommand(request, metadata=metadata)
+            return
+        except grpc.aio.AioRpcError as error:
+            reason = error_reason(error)
+            if reason in ("STALE_SEQUENCE", "DEADLINE_PASSED", "GAME_OVER") or error.code() in RECONNECT:
+                return  # the match moved on: the next message says where it is
+            decision = {**decision, "rejected": {"reason": reason, "message": error.details() or ""}}
+    log.warning("game %s: %d commands refused for one decision; the clock decides", decision["game_id"], ATTEMPTS)
+
+
+async def play_tournament(
+    channel: grpc.aio.Channel,
+    tournament_id: str,
+    name: str,
+    choose: Choose,
+    *,
+    entrant_token: str | None = None,
+    on_token: Callable[[str], None] | None = None,
+    reconnect_delay: float = 0.5,
+) -> None:
+    """Register as ``name`` (unless ``entrant_token`` is given) and play every assigned seat until the end."""
+    tournaments = tournament_pb2_grpc.TournamentServiceStub(channel)
+    if entrant_token is None:
+        reply = await tournaments.RegisterEntrant(
+            tournament_pb2.RegisterEntrantRequest(tournament_id=tournament_id, name=name)
+        )
+        entrant_token = reply.entrant_token
+        if on_token is not None:
+            on_token(entrant_token)
+    metadata = ((TOKEN_METADATA, entrant_token),)
+    playing: dict[tuple[int, int], asyncio.Task[list[int]]] = {}
+    try:
+        while True:
+            try:
+                stream = tournaments.Assignments(
+                    tournament_pb2.AssignmentsRequest(tournament_id=tournament_id), metadata=metadata
+                )
+                async for assignment in stream:
+                    key = (assignment.match_no, assignment.seat)
+                    if key in playing and not playing[key].done():
+                        continue
+                    playing[key] = asyncio.create_task(
+                        play_seat(channel, assignment.game_id, assignment.seat_token, choose,
+                                  reconnect_delay=reconnect_delay)
+                    )
+                break
+            except grpc.aio.AioRpcError as error:
+                if error.code() not in RECONNECT:
+                    raise
+                await asyncio.sleep(reconnect_delay)
+        await asyncio.gather(*playing.values(), return_exceptions=True)
+    finally:
+        for task in playing.values():
+            task.cancel()
+
+
+async def with_channel(address: str, run: Callable[[grpc.aio.Channel], Awaitable[Any]]) -> Any:
+    """Run ``run(channel)`` on an insecure channel to ``address``."""
+    async with grpc.aio.insecure_channel(address) as channel:
+        return await run(channel)

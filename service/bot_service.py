@@ -1,0 +1,127 @@
+"""The bot protocol: BotService.Decisions, one message per decision of the caller's seat.
+
+A bot holds a seat token. ``Decisions`` follows the match for that seat and sends a
+message whenever the seat is to act: the seat's view, its legal commands and its clock
+(service/clocks.py), with every event since the previous message as the seat may see
+them; the bot answers with GameService.SubmitCommand and the message's sequence as
+``expected_sequence``. A refused command changes nothing: the bot sends another one for
+the same decision. The last message comes once the match is over, with the outcome. While
+the stream is open the seat counts as connected (the clock's ``reconnect_ms``); a bot that
+reconnects calls Decisions again (``after_sequence``: the events it missed) and is sent its
+pending decision.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import aclosing
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+import msgspec
+from cardgames import wire
+from cardgames.v1 import bots_pb2, bots_pb2_grpc
+
+from service.clocks import ClockInfo, ClockKeeper
+from service.games import Entry, Games, MissingToken, ServiceError, ViewResult
+from service.grpc_api import _token, entry_messages, error_status, view_message
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One message of the stream: a decision (``legal`` not empty) or the end (``outcome`` set)."""
+
+    sequence: int
+    entries: list[Entry]
+    view: ViewResult
+    legal: list[Any]
+    clock: ClockInfo | None
+    outcome: list[int]
+
+
+async def final_ranks(games: Games, game_id: str) -> tuple[list[int], int, Any]:
+    """The outcome of an ended match per seat (0 best), its last sequence, and its folded state."""
+    live = await games._get(game_id)
+    return list(live.rules.outcome(live.state)), live.sequence, live.state
+
+
+async def decisions(
+    games: Games, clocks: ClockKeeper | None, game_id: str, token: str | None, after: int | None = None
+) -> AsyncIterator[Decision]:
+    """The stream of a seat's decisions (see the module's docstring). Refuses a call without a seat token."""
+    if not token:
+        raise MissingToken("Decisions acts for a seat: send its token in the cardgames-token metadata")
+    items = await games.watch(game_id, token, after)  # refuses a wrong token now
+    return _decisions(games, clocks, game_id, token, items)
+
+
+async def _decisions(
+    games: Games, clocks: ClockKeeper | None, game_id: str, token: str, items: Any
+) -> AsyncIterator[Decision]:
+    seat: int | None = None
+    pending: list[Entry] = []
+    try:
+        async with aclosing(items):
+            async for item in items:
+                view = item.view
+                if seat is None:
+                    seat = view.seat
+                    if seat is not None and clocks is not None:
+                        clocks.connected(game_id, seat)
+                pending.extend(item.entries)
+                if view.over:
+                    outcome, _, _ = await final_ranks(games, game_id)
+                    yield Decision(item.sequence, pending, view, [], None, outcome)
+                    return
+                if seat is None or seat not in view.to_act:
+                    continue
+                legal = await games.legal_commands(game_id, token)
+                if legal.sequence != item.sequence:
+                    continue  # the match moved on meanwhile: the next item holds the decision
+                clock = clocks.clock_for(game_id, seat) if clocks is not None else None
+                yield Decision(item.sequence, pending, view, legal.commands, clock, [])
+                pending = []
+    finally:
+        if seat is not None and clocks is not None:
+            clocks.disconnected(game_id, seat)
+
+
+def clock_message(clock: ClockInfo) -> bots_pb2.Clock:
+    return bots_pb2.Clock(**msgspec.structs.asdict(clock))
+
+
+def decision_message(decision: Decision) -> bots_pb2.DecisionsResponse:
+    game = decision.view.game
+    return bots_pb2.DecisionsResponse(
+        sequence=decision.sequence,
+        events=entry_messages(game, decision.entries),
+        view=view_message(decision.view),
+        legal_commands=[wire.wrap_command(game, msgspec.to_builtins(command)) for command in decision.legal],
+        clock=clock_message(decision.clock) if decision.clock is not None else None,
+        outcome=decision.outcome,
+    )
+
+
+class BotServiceApi(bots_pb2_grpc.BotServiceServicer):
+    """BotService over gRPC."""
+
+    def __init__(self, games: Games, clocks: ClockKeeper | None) -> None:
+        self.games = games
+        self.clocks = clocks
+
+    async def Decisions(
+        self, request: bots_pb2.DecisionsRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[bots_pb2.DecisionsResponse]:
+        after = request.after_sequence if request.HasField("after_sequence") else None
+        try:
+            stream = await decisions(self.games, self.clocks, request.game_id, _token(context), after)
+        except ServiceError as error:
+            await context.abort_with_status(error_status(error))
+            return
+        async with aclosing(stream):  # type: ignore[type-var]
+            async for decision in stream:
+                yield decision_message(decision)
