@@ -25,8 +25,10 @@ gives and sends it again.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import random
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
+import re
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, TypeVar
@@ -60,6 +62,7 @@ CHANNEL_OPTIONS: tuple[tuple[str, int], ...] = (
 )
 
 R = TypeVar("R")
+_HEX_SEED = re.compile(r"[0-9a-fA-F]{64}")
 #: A watch that fails with one of these reconnects (CANCELLED: the server cancelled it, shutting down).
 _RECONNECT_CODES = TRANSIENT_CODES | {grpc.StatusCode.CANCELLED}
 
@@ -172,8 +175,8 @@ class GameClient:
         """Start a match of ``game`` and return its id and one secret token per seat.
 
         ``options`` are the rules file's configuration keys (unset ones keep their
-        defaults); ``seed`` is 64 hex digits, or an int (written as 64 hex digits); unset,
-        the service draws one. ``decks`` are stacked orders (top first) for the first
+        defaults); ``seed`` is 64 hex digits, or any other text or int, hashed as
+        :func:`seed_hex` says; unset, the service draws one. ``decks`` are stacked orders (top first) for the first
         shuffles; ``dealer`` skips the first-dealer draw.
         """
         request = pb.CreateGameRequest(game=game, decks=[CardList(cards=list(deck)) for deck in decks])
@@ -207,12 +210,15 @@ class GameClient:
 
 
 def seed_hex(seed: str | int) -> str:
-    """A seed as the service takes it: an int becomes 64 hex digits (big-endian); hex passes as is."""
-    if isinstance(seed, int):
-        if not 0 <= seed < 1 << 256:
-            raise InvalidRequest("an int seed is between 0 and 2**256 - 1", reason="INVALID_SEED")
-        return f"{seed:064x}"
-    return seed
+    """A seed as the service takes it (64 hex digits).
+
+    64 hex digits pass as they are; any other seed, an int or a text, is a seed a person
+    gives and becomes ``SHA-256(UTF-8 bytes of its text)`` (docs/shuffle.md), so ``7``,
+    ``"7"`` and ``cardgames play --seed 7`` are the same seed.
+    """
+    if isinstance(seed, str) and _HEX_SEED.fullmatch(seed):
+        return seed.lower()
+    return hashlib.sha256(str(seed).encode("utf-8")).hexdigest()
 
 
 class SeatHandle:
@@ -285,7 +291,7 @@ class SeatHandle:
         reply = await self.client.call(self.client.stub.GetLog, request, self.token)
         return Log(reply.sequence, log_events(reply.events))
 
-    async def watch(self, after_sequence: int | None = None) -> AsyncIterator[Update]:
+    async def watch(self, after_sequence: int | None = None) -> AsyncGenerator[Update, None]:
         """The seat's view, then every new batch of events with the view after it, until the match ends.
 
         Without ``after_sequence`` the first update is the current view (no events); with

@@ -30,11 +30,12 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
-from clients import Accepted, CardgamesError, GameClient, View, seed_hex
+from clients import Accepted, CardgamesError, GameClient, View
 from clients.bots import RandomBot
 from engine.core.protocol import GameRules, OptionsError
 from engine.core.registry import GAME_MODULES, UnknownGame, get_game
 from engine.core.replay import fold
+from engine.core.shuffle import seed_from_text
 from service.audit.export import fetch as fetch_audit_log
 from service.audit.logfile import AuditLog, write_log_file
 from service.server import start
@@ -96,10 +97,10 @@ def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
 
 
 def match_seed(seed: str | None) -> str:
-    """The match's seed: an int as 64 hex digits, 64 hex digits as given, else a fresh random one."""
+    """The match's seed in hex: ``SHA-256`` of the text given (docs/shuffle.md), else a fresh random one."""
     if seed is None:
         return secrets.token_hex(32)
-    return seed_hex(int(seed)) if seed.isdecimal() else seed.lower()
+    return seed_from_text(seed).hex()
 
 
 def decode(rules: GameRules, event: Mapping[str, Any]) -> Any:
@@ -226,7 +227,7 @@ def render(console: Console, rules: GameRules, match: Match, *, account: bool) -
 def play_command(
     game: str = typer.Argument(..., help=f"The game to play: {', '.join(sorted(GAME_MODULES))}."),
     seed: str | None = typer.Option(
-        None, "--seed", help="An integer (as 64 hex digits, big-endian) or 64 hex digits; default: a random one."
+        None, "--seed", help="Any text (the seed is its SHA-256, docs/shuffle.md); default: a random seed."
     ),
     players: int | None = typer.Option(None, "--players", help="The number of players (default: the game's)."),
     log: Path | None = typer.Option(None, "--log", help="Write the match's full event log here as NDJSON."),
@@ -263,7 +264,8 @@ def play_command(
         reason = first.reason if isinstance(first, CardgamesError) else ""
         typer.echo(f"cardgames play: {first}", err=True)
         raise typer.Exit(code=2 if reason.startswith("INVALID") else 1) from None
-    console.print(Text(f"{rules.TITLE}: game {match.game_id}, seed {match.seed}", style="bold"))
+    origin = f"--seed {seed}" if seed is not None else "random"
+    console.print(Text(f"{rules.TITLE}: game {match.game_id}, seed {match.seed} ({origin})", style="bold"))
     render(console, rules, match, account=not quiet)
     commands = len(match.commands)
     console.print(
