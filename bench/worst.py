@@ -83,6 +83,13 @@ def seep_position(
     }
 
 
+#: The slowest of about 28,000 random floors that play can produce (a random search over
+#: loose values, duplicates, houses and hands, keeping floors whose cards can arrive in some
+#: order with each thrown card no sum of those before it, the first four floor cards aside):
+#: every value A-K loose (thrown from K down, nothing can capture) and two extra 5s.
+SEARCHED_FLOOR = ("7C", "5H", "3D", "9S", "QS", "AS", "2H", "6S", "4H", "JD", "10D", "KC", "8S", "5C", "5D")
+
+
 def seep_positions() -> list[Position]:
     actor = ("KH", "QH", "JH", "10H", "9H", "AH")
     small = [card for card in SEEP_LOOSE_SMALL if card != "AH"] + ["4D"]
@@ -99,6 +106,8 @@ def seep_positions() -> list[Position]:
                  seep_position(distinct, five_houses, actor, {0: ("10S", "QS", "KD"), 2: ("JS", "KC"), 3: ("9S",)})),
         Position("10 loose A-10, 3 houses",
                  seep_position([*distinct, "9S", "10S"], SEEP_THREE_HOUSES, actor, SEEP_THREE_KEYS)),
+        Position("15 loose A-K + two more 5s, no house (searched)",
+                 seep_position(SEARCHED_FLOOR, (), ("2S", "KD", "KH", "AC", "8D", "10C"), {})),
         Position("12 loose A-8 + A-4, 3 houses",
                  seep_position([*distinct, "2H", "3H", "4H", "AD"], SEEP_THREE_HOUSES, actor, SEEP_THREE_KEYS),
                  kind="constructed"),
@@ -137,21 +146,45 @@ def rummy_position(deal: int, hand: Sequence[str], discard: Sequence[str], drawn
     return snap
 
 
+#: Found by a random search over 12-card hands and discard piles (deals 5-7, 1-2 jokers, 2-40
+#: discards; about 80,000 positions, the slowest re-timed): before the draw, every dig depth runs
+#: the finder with the dug card pinned, so a long discard pile multiplies its searches.
+SEARCHED_PILE_TWO_JOKERS = (
+    ("8H", "4C", "6H", "7D", "6C", "4S", "9H", "8H", "5C", "9S", "JK", "JK"),
+    ("2C", "5S", "8S", "JS", "KH", "KD", "7C", "3C", "KC", "7S", "3S", "6S", "9D", "JD", "4H", "QS", "8S", "3C",
+     "AD", "5C", "QD", "KH", "4H", "KS", "5S", "3S", "KD", "AD", "10C", "10D", "8D", "3H", "2H", "QH", "10D", "QC",
+     "3D", "10S", "10C", "10H"),
+)
+SEARCHED_PILE_ONE_JOKER = (
+    ("7H", "6C", "6D", "6D", "7D", "7S", "4S", "5C", "4C", "4H", "5D", "JK"),
+    ("5C", "10C", "9D", "2S", "8C", "9S", "3H", "7C", "10H", "6H", "7D", "7S", "QC", "7H", "2H", "JH", "QD", "10H",
+     "2S", "7C", "8H", "3S", "8H", "5D", "JC", "2D", "9H", "9C", "3C", "4D", "KC", "QH", "10C", "10D", "6S", "KS",
+     "AC", "10S", "9D", "JS"),
+)
+
+
 def rummy_positions() -> list[Position]:
     # four ranks in three suits: sets of every rank, runs in three suits, two jokers anywhere
     overlap = ("5H", "6H", "7H", "8H", "5S", "6S", "7S", "8S", "5D", "6D", "JK", "JK")
     runs = ("3H", "4H", "5H", "6H", "3S", "4S", "5S", "6S", "3D", "4D", "JK", "JK")
     pile = ("7D", "5C", "8D", "6C", "4C", "9S", "7C", "8C")
+
+    def position(name: str, deal: int, hand: Sequence[str], discard: Sequence[str], drawn: str | None) -> Position:
+        return Position(name, rummy_position(deal, hand, discard, drawn), CR_OPTIONS, CR_PLAYERS)
+
     positions = []
     for deal, contract in ((5, "2 sets + 1 run"), (6, "1 set + 2 runs")):
-        positions.append(Position(f"deal {deal} ({contract}), 13 cards after the draw",
-                                  rummy_position(deal, overlap, pile, drawn="7D"), CR_OPTIONS, CR_PLAYERS))
-        positions.append(Position(f"deal {deal} ({contract}), before the draw, digs into 8 discards",
-                                  rummy_position(deal, overlap, pile, drawn=None), CR_OPTIONS, CR_PLAYERS))
-    positions.append(Position("deal 7 (3 runs, whole hand), 13 cards after the draw",
-                              rummy_position(7, runs, pile, drawn="7H"), CR_OPTIONS, CR_PLAYERS))
-    positions.append(Position("deal 7 (3 runs, whole hand), before the draw, digs into 8 discards",
-                              rummy_position(7, runs, pile, drawn=None), CR_OPTIONS, CR_PLAYERS))
+        positions.append(position(f"deal {deal} ({contract}), 2 jokers, 13 cards after the draw", deal, overlap,
+                                  pile, "7D"))
+        positions.append(position(f"deal {deal} ({contract}), 2 jokers, before the draw, 8 discards", deal, overlap,
+                                  pile, None))
+    positions.append(position("deal 7 (3 runs, whole hand), 2 jokers, 13 cards after the draw", 7, runs, pile, "7H"))
+    positions.append(position("deal 7 (3 runs, whole hand), 2 jokers, before the draw, 8 discards", 7, runs, pile,
+                              None))
+    positions.append(position("deal 6 (1 set + 2 runs), 2 jokers, before the draw, 40 discards (searched)", 6,
+                              *SEARCHED_PILE_TWO_JOKERS, None))
+    positions.append(position("deal 6 (1 set + 2 runs), 1 joker, before the draw, 40 discards (searched)", 6,
+                              *SEARCHED_PILE_ONE_JOKER, None))
     return positions
 
 
