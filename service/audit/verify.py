@@ -245,7 +245,7 @@ class _Verifier:
         log = self.log
         entries = log.entries
         types = {item.get("event", {}).get("type") for item in entries if isinstance(item.get("event"), dict)}
-        self.rules = with_seat_events(self.base) if types & SEAT_EVENT_TYPES else self.base  # type: ignore[arg-type]
+        self.rules = with_seat_events(self.base) if types & SEAT_EVENT_TYPES else self.base
         rules = self.rules
         # Typed decoding from bytes is far faster than msgspec.convert from dicts; the bytes
         # are the canonical encoding of the entry's plain data, so nothing is lost.
