@@ -1,0 +1,47 @@
+"""Contract Rummy (rules/contract-rummy.md): the game package behind ``get_game("contract_rummy")``."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from engine.contract_rummy.commands import Command
+from engine.contract_rummy.config import DEFAULT_PLAYERS, PLAYER_COUNTS, Config, make_config
+from engine.contract_rummy.deal import start
+from engine.contract_rummy.describe import describe
+from engine.contract_rummy.events import Event
+from engine.contract_rummy.evolve import evolve
+from engine.contract_rummy.legal import legal_commands
+from engine.contract_rummy.rules import decide
+from engine.contract_rummy.snapshot import from_snapshot, snapshot
+from engine.contract_rummy.state import State, initial, is_over, outcome, to_act
+from engine.contract_rummy.view import View, audience, redact, view
+
+NAME: Final = "contract_rummy"
+TITLE: Final = "Contract Rummy"
+
+__all__ = [
+    "DEFAULT_PLAYERS",
+    "NAME",
+    "PLAYER_COUNTS",
+    "TITLE",
+    "Command",
+    "Config",
+    "Event",
+    "State",
+    "View",
+    "audience",
+    "decide",
+    "describe",
+    "evolve",
+    "from_snapshot",
+    "initial",
+    "is_over",
+    "legal_commands",
+    "make_config",
+    "outcome",
+    "redact",
+    "snapshot",
+    "start",
+    "to_act",
+    "view",
+]

@@ -1,0 +1,163 @@
+"""The configuration of a Contract Rummy match: every option of the rules file's table (Configuration, A.1, A.2)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+import msgspec
+
+from engine.core.cards import pack
+from engine.core.protocol import OptionsError
+
+DEFAULT_PLAYERS: Final = 4
+PLAYER_COUNTS: Final = (3, 4, 5, 6, 7, 8)
+DEALS: Final = 7
+
+#: (sets, runs) of each deal's contract (A.6); every contract with two or more runs needs different suits.
+CONTRACTS: Final[tuple[tuple[int, int], ...]] = ((2, 0), (1, 1), (0, 2), (3, 0), (2, 1), (1, 2), (0, 3))
+
+CHOICES: Final[dict[str, tuple[str, ...]]] = {
+    "deck_policy": ("baseline", "classic", "pagat"),
+    "same_suit_runs_in_contract": ("forbidden", "need_gap", "allowed"),
+    "same_rank_sets_in_contract": ("allowed", "forbidden"),
+    "contract_meld_count": ("exact", "at_least"),
+    "joker_layoff_targets": ("runs_only", "runs_and_sets"),
+    "min_naturals_per_meld": ("one", "at_least_jokers"),
+    "top_discard_return_rule": ("face", "physical_card"),
+    "final_deal_mode": ("all_at_once_no_discard", "all_at_once_with_discard", "normal"),
+    "stock_exhaustion": ("reshuffle_except_top", "turn_over_no_shuffle"),
+    "blocked_deal": ("score_hands", "void"),
+}
+FLAGS: Final = (
+    "allow_six_to_eight",
+    "allow_new_melds_after_contract",
+    "layoff_same_turn_as_contract",
+    "joker_swap",
+    "joker_swap_from_own_melds",
+    "discard_dig",
+    "discard_jokers",
+    "must_discard_to_go_out",
+)
+FIRST_DEALER_RULES: Final = ("draw_lowest", "random")
+
+
+class Config(msgspec.Struct, frozen=True):
+    """One match's rules: ``players`` and every option, with the rules file's defaults.
+
+    ``first_dealer`` is ``"draw_lowest"``, ``"random"`` or a seat number written in
+    decimal (the option may be given as an integer); ``max_stock_refills`` is ``None``
+    for no limit.
+    """
+
+    players: int = DEFAULT_PLAYERS
+    allow_six_to_eight: bool = False
+    deck_policy: str = "baseline"
+    first_dealer: str = "draw_lowest"
+    hand_sizes: tuple[int, ...] = (10, 10, 10, 10, 12, 12, 12)
+    min_run_length: int = 3
+    same_suit_runs_in_contract: str = "forbidden"
+    same_rank_sets_in_contract: str = "allowed"
+    contract_meld_count: str = "exact"
+    allow_new_melds_after_contract: bool = False
+    layoff_same_turn_as_contract: bool = True
+    joker_layoff_targets: str = "runs_only"
+    joker_swap: bool = True
+    joker_swap_from_own_melds: bool = True
+    min_naturals_per_meld: str = "one"
+    discard_dig: bool = True
+    top_discard_return_rule: str = "face"
+    discard_jokers: bool = True
+    must_discard_to_go_out: bool = False
+    final_deal_mode: str = "all_at_once_no_discard"
+    stock_exhaustion: str = "reshuffle_except_top"
+    blocked_deal: str = "score_hands"
+    max_stock_refills: int | None = 3
+    ace_value: int = 15
+    joker_value: int = 15
+
+
+OPTION_KEYS: Final = frozenset(Config.__struct_fields__)
+
+
+def deck_for(deck_policy: str, players: int) -> tuple[str, ...]:
+    """The whole deck in canonical order (A.2): packs then jokers."""
+    if deck_policy == "baseline":
+        return pack(1, 1) if players <= 4 else pack(2, 2)
+    if deck_policy == "classic":
+        return pack(2, 1) if players <= 4 else pack(3, 2)
+    return pack(2, players - 1)
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check(key: str, value: Any) -> Any:
+    if key in CHOICES:
+        if value not in CHOICES[key]:
+            raise OptionsError(f"{key} must be one of {', '.join(CHOICES[key])}; got {value!r}")
+        return value
+    if key in FLAGS:
+        if not isinstance(value, bool):
+            raise OptionsError(f"{key} must be true or false, got {value!r}")
+        return value
+    if key == "first_dealer":
+        if value in FIRST_DEALER_RULES:
+            return value
+        if _is_int(value) or (isinstance(value, str) and value.isdigit()):
+            return str(int(value))
+        raise OptionsError(f"first_dealer must be draw_lowest, random or a seat number, got {value!r}")
+    if key == "hand_sizes":
+        if (
+            not isinstance(value, list | tuple)
+            or len(value) != DEALS
+            or not all(_is_int(size) and size > 0 for size in value)
+        ):
+            raise OptionsError(f"hand_sizes must be {DEALS} positive integers, got {value!r}")
+        return tuple(value)
+    if key == "min_run_length":
+        if value not in (3, 4) or not _is_int(value):
+            raise OptionsError(f"min_run_length must be 3 or 4, got {value!r}")
+        return value
+    if key == "max_stock_refills":
+        # null is "no limit"; -1 says the same where null cannot be sent (a proto3 optional field).
+        if value is None or value == -1:
+            return None
+        if not _is_int(value) or value < 0:
+            raise OptionsError(f"max_stock_refills must be an integer >= 0 or null, got {value!r}")
+        return value
+    if key in ("ace_value", "joker_value"):
+        if not _is_int(value):
+            raise OptionsError(f"{key} must be an integer, got {value!r}")
+        return value
+    # players
+    if not _is_int(value):
+        raise OptionsError(f"players must be an integer, got {value!r}")
+    return value
+
+
+def make_config(options: Mapping[str, Any] | None = None, players: int | None = None) -> Config:
+    """Validate the options and the player count (A.1, A.2); raise OptionsError."""
+    options = dict(options or {})
+    unknown = sorted(set(options) - OPTION_KEYS)
+    if unknown:
+        raise OptionsError(f"unknown Contract Rummy option(s): {', '.join(map(str, unknown))}")
+    if players is not None:
+        if "players" in options and options["players"] != players:
+            raise OptionsError(f"players given twice: {players} and {options['players']!r}")
+        options["players"] = players
+    config = Config(**{key: _check(key, value) for key, value in options.items()})
+    allowed = range(3, 9) if config.allow_six_to_eight else range(3, 6)
+    if config.players not in allowed:
+        raise OptionsError(
+            f"Contract Rummy is for {allowed.start} to {allowed.stop - 1} players, got {config.players} (A.1)"
+        )
+    if config.first_dealer not in FIRST_DEALER_RULES and int(config.first_dealer) >= config.players:
+        raise OptionsError(f"first_dealer seat {config.first_dealer} is not at the table (A.4)")
+    deck = len(deck_for(config.deck_policy, config.players))
+    if config.players * max(config.hand_sizes) + 2 > deck:
+        raise OptionsError(
+            f"{config.players} players x {max(config.hand_sizes)} cards + 2 do not fit a {deck}-card deck (A.2)"
+        )
+    return config

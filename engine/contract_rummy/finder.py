@@ -1,0 +1,423 @@
+"""The contract finder: given a hand, a valid lay-down whenever one exists (A.6, A.7, A.11).
+
+A *layout* is a list of melds (table forms, runs low to high) made from the hand. The
+finder answers "is there a layout of this shape whose leftover the turn can live with?"
+(``leftover_ok``: the no-dead-ends and going-out rules), optionally one that places a
+*pin* card (a dug card, A.8 D3).
+
+Why searching small melds is enough. Any valid layout can be shrunk, meld by meld, to
+*minimal* melds (3-card sets; runs of the minimum length, or under ``at_least_jokers``
+any length) by dropping cards, which keeps every contract rule and only adds cards to
+the leftover; a leftover with a card that may be discarded keeps one. So:
+
+1. search minimal melds whose jokers only stand for faces the hand lacks;
+2. if that fails and jokers could matter (two or more, ``at_least_jokers``, or a layout
+   whose leftover was refused), search minimal melds where jokers may also stand for
+   faces the hand holds (the natural card then stays free for another meld);
+3. if layouts exist but every leftover was refused, only going out can help: an exact
+   cover of the whole hand by melds of any size.
+
+Deal 7's all-at-once lay-down (three runs of different suits using every card) has its
+own direct test (:func:`three_runs_cover`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import combinations
+from typing import NamedTuple
+
+from engine.contract_rummy.melds import JOKER_PREFIX, POSITION, RUN, SET, face_at
+from engine.core.cards import JOKER, RANKS, SUITS
+
+Counts = dict[str, int]
+LeftoverRule = Callable[[Counts, int], bool]
+Layout = list[tuple[str, ...]]
+
+
+class Shape(NamedTuple):
+    """What the lay-down must be (A.6): its melds and the contract's rules."""
+
+    sets: int
+    runs: int
+    exact: bool = True
+    suit_rule: str = "forbidden"
+    distinct_set_ranks: bool = False
+    min_run: int = 3
+    naturals: str = "one"
+
+
+class Candidate(NamedTuple):
+    """One meld the hand can make: its cards (table forms), the naturals and jokers it uses."""
+
+    kind: str
+    cards: tuple[str, ...]
+    naturals: tuple[str, ...]
+    jokers: int
+    suit: str
+    rank: str
+    low: int
+    high: int
+
+
+def _naturals_ok(naturals: int, jokers: int, rule: str) -> bool:
+    return naturals >= 1 and (rule == "one" or jokers <= naturals)
+
+
+def _set_candidates(
+    counts: Counts, jokers: int, rule: str, substitute: bool, sizes: Iterable[int] = (3,)
+) -> list[Candidate]:
+    out = []
+    for rank in RANKS:
+        suits = [suit for suit in SUITS if counts.get(rank + suit, 0) > 0]
+        if not suits:
+            continue
+        for size in sizes:
+            low_k = 1 if substitute else min(len(suits), size)
+            for k in range(min(len(suits), size), low_k - 1, -1):
+                need = size - k
+                if need > jokers or not _naturals_ok(k, need, rule):
+                    continue
+                for chosen in combinations(suits, k):
+                    missing = [suit for suit in SUITS if suit not in chosen][:need]
+                    naturals = tuple(rank + suit for suit in chosen)
+                    cards = naturals + tuple(JOKER_PREFIX + rank + suit for suit in missing)
+                    out.append(Candidate(SET, cards, naturals, need, "", rank, 0, 0))
+    return out
+
+
+def _run_candidates(
+    counts: Counts, jokers: int, min_run: int, rule: str, substitute: bool, all_lengths: bool
+) -> list[Candidate]:
+    out = []
+    for suit in SUITS:
+        present = [False] * 15
+        any_natural = False
+        for position in range(1, 15):
+            if counts.get(face_at(suit, position), 0) > 0:
+                present[position] = True
+                any_natural = True
+        if not any_natural:
+            continue
+        aces = counts.get("A" + suit, 0)
+        lengths = range(min_run, 15) if all_lengths else (min_run,)
+        for length in lengths:
+            for low in range(1, 16 - length):
+                high = low + length - 1
+                natural_positions = [p for p in range(low, high + 1) if present[p]]
+                if low == 1 and high == 14 and aces < 2:
+                    natural_positions = [p for p in natural_positions if p != 14]
+                gaps = length - len(natural_positions)
+                if gaps > jokers or not natural_positions:
+                    continue
+                subsets: Iterable[tuple[int, ...]] = [()]
+                if substitute:
+                    spare = jokers - gaps
+                    subsets = (
+                        chosen
+                        for r in range(0, min(spare, len(natural_positions)) + 1)
+                        for chosen in combinations(natural_positions, r)
+                    )
+                for as_jokers in subsets:
+                    used = len(natural_positions) - len(as_jokers)
+                    joker_count = gaps + len(as_jokers)
+                    if not _naturals_ok(used, joker_count, rule):
+                        continue
+                    cards = []
+                    naturals = []
+                    for position in range(low, high + 1):
+                        card = face_at(suit, position)
+                        if present[position] and position not in as_jokers and position in natural_positions:
+                            cards.append(card)
+                            naturals.append(card)
+                        else:
+                            cards.append(JOKER_PREFIX + card)
+                    out.append(Candidate(RUN, tuple(cards), tuple(naturals), joker_count, suit, "", low, high))
+    return out
+
+
+def _take(counts: Counts, naturals: Sequence[str]) -> bool:
+    """Remove ``naturals`` from ``counts`` if all are there (else change nothing)."""
+    for index, code in enumerate(naturals):
+        left = counts.get(code, 0)
+        if left <= 0:
+            for back in naturals[:index]:
+                counts[back] += 1
+            return False
+        counts[code] = left - 1
+    return True
+
+
+def _give(counts: Counts, naturals: Sequence[str]) -> None:
+    for code in naturals:
+        counts[code] += 1
+
+
+def _uses_pin(chosen: Sequence[Candidate], pin: str) -> bool:
+    if pin == JOKER:
+        return any(candidate.jokers for candidate in chosen)
+    return any(pin in candidate.naturals for candidate in chosen)
+
+
+def _apart(first: Candidate, second: Candidate, suit_rule: str) -> bool:
+    """May these two runs go down in one contract (A.6 rule 4)?"""
+    if first.suit != second.suit or suit_rule == "allowed":
+        return True
+    if suit_rule == "forbidden":
+        return False
+    return first.low > second.high + 1 or second.low > first.high + 1
+
+
+def _search(
+    counts: Counts,
+    jokers: int,
+    shape: Shape,
+    leftover_ok: LeftoverRule,
+    pin: str | None,
+    substitute: bool,
+    refused: list[bool],
+) -> list[Candidate] | None:
+    rule = shape.naturals
+    all_lengths = rule != "one"
+    sets = _set_candidates(counts, jokers, rule, substitute) if shape.sets else []
+    runs = _run_candidates(counts, jokers, shape.min_run, rule, substitute, all_lengths) if shape.runs else []
+    if len(sets) < (1 if shape.sets else 0) or len(runs) < (1 if shape.runs else 0):
+        return None
+    if shape.runs > 1 and shape.suit_rule == "forbidden" and len({c.suit for c in runs}) < shape.runs:
+        return None
+    slots = [SET] * shape.sets + [RUN] * shape.runs
+    chosen: list[Candidate] = []
+    budget = [jokers]
+
+    def leaf() -> bool:
+        if pin is not None and not _uses_pin(chosen, pin):
+            return False
+        if leftover_ok(counts, budget[0]):
+            return True
+        refused[0] = True
+        return False
+
+    def walk(slot: int, start: int) -> bool:
+        if slot == len(slots):
+            return leaf()
+        kind = slots[slot]
+        pool = sets if kind == SET else runs
+        if slot > 0 and slots[slot - 1] != kind:
+            start = 0
+        for index in range(start, len(pool)):
+            candidate = pool[index]
+            if candidate.jokers > budget[0]:
+                continue
+            if kind == SET:
+                if shape.distinct_set_ranks and any(c.rank == candidate.rank for c in chosen):
+                    continue
+            elif not all(_apart(c, candidate, shape.suit_rule) for c in chosen if c.kind == RUN):
+                continue
+            if not _take(counts, candidate.naturals):
+                continue
+            budget[0] -= candidate.jokers
+            chosen.append(candidate)
+            if walk(slot + 1, index):
+                return True
+            chosen.pop()
+            budget[0] += candidate.jokers
+            _give(counts, candidate.naturals)
+        return False
+
+    return list(chosen) if walk(0, 0) else None
+
+
+def find_layout(hand: Iterable[str], shape: Shape, leftover_ok: LeftoverRule, pin: str | None = None) -> Layout | None:
+    """A layout of ``shape`` from ``hand`` whose leftover ``leftover_ok`` accepts, or None."""
+    counts: Counts = Counter(hand)
+    jokers = counts.pop(JOKER, 0)
+    refused = [False]
+    found = _search(counts, jokers, shape, leftover_ok, pin, False, refused)
+    if found is None and jokers and (jokers >= 2 or shape.naturals != "one" or refused[0]):
+        found = _search(counts, jokers, shape, leftover_ok, pin, True, refused)
+    if found is not None:
+        return [candidate.cards for candidate in found]
+    if refused[0] and leftover_ok({}, 0):
+        return cover(counts, jokers, shape)
+    return None
+
+
+# ---------------------------------------------------------------------------
+# Going out: every card of the hand in melds of any size.
+
+
+def _melds_with(counts: Counts, jokers: int, pivot: str, rule: str, min_run: int) -> Iterator[Candidate]:
+    """Every meld that holds natural ``pivot`` and fits the hand (jokers anywhere)."""
+    rank, suit = pivot[:-1], pivot[-1]
+    others = [s for s in SUITS if s != suit and counts.get(rank + s, 0) > 0]
+    for size in (3, 4):
+        for k in range(0, min(len(others), size - 1) + 1):
+            need = size - 1 - k
+            if need > jokers or not _naturals_ok(k + 1, need, rule):
+                continue
+            for chosen in combinations(others, k):
+                used = (suit, *chosen)
+                missing = [s for s in SUITS if s not in used][:need]
+                naturals = tuple(rank + s for s in used)
+                cards = naturals + tuple(JOKER_PREFIX + rank + s for s in missing)
+                yield Candidate(SET, cards, naturals, need, "", rank, 0, 0)
+    positions = (1, 14) if rank == "A" else (POSITION[rank],)
+    for at in positions:
+        for low in range(1, at + 1):
+            for high in range(max(at, low + min_run - 1), 15):
+                if low == 1 and high == 14 and at == 14:
+                    continue  # the 1..14 run is found from the ace at 1
+                yield from _run_fillings(counts, jokers, suit, low, high, at, rule)
+
+
+def _run_fillings(
+    counts: Counts, jokers: int, suit: str, low: int, high: int, at: int, rule: str
+) -> Iterator[Candidate]:
+    """Runs low..high of ``suit`` with the pivot at ``at``; every other position natural or joker."""
+    options: list[tuple[str, ...]] = []
+    for position in range(low, high + 1):
+        card = face_at(suit, position)
+        if position == at:
+            options.append((card,))
+        elif counts.get(card, 0) > (1 if card[:-1] == "A" and position == 14 and low == 1 and at == 1 else 0):
+            options.append((card, JOKER_PREFIX + card))
+        else:
+            options.append((JOKER_PREFIX + card,))
+
+    def fill(index: int, cards: list[str], used_jokers: int) -> Iterator[Candidate]:
+        if used_jokers > jokers:
+            return
+        if index == len(options):
+            naturals = tuple(card for card in cards if not card.startswith(JOKER))
+            if _naturals_ok(len(naturals), used_jokers, rule):
+                yield Candidate(RUN, tuple(cards), naturals, used_jokers, suit, "", low, high)
+            return
+        for card in options[index]:
+            cards.append(card)
+            yield from fill(index + 1, cards, used_jokers + card.startswith(JOKER))
+            cards.pop()
+
+    yield from fill(0, [], 0)
+
+
+def cover(counts: Counts, jokers: int, shape: Shape) -> Layout | None:
+    """A layout of ``shape`` (extra melds allowed unless exact) using every card, or None."""
+    chosen: list[Candidate] = []
+    budget = [jokers]
+    most = shape.sets + shape.runs if shape.exact else None
+
+    def done() -> bool:
+        sets = sum(1 for c in chosen if c.kind == SET)
+        runs = len(chosen) - sets
+        if shape.exact and (sets != shape.sets or runs != shape.runs):
+            return False
+        if sets < shape.sets or runs < shape.runs:
+            return False
+        run_list = [c for c in chosen if c.kind == RUN]
+        if shape.runs >= 2:
+            for i, first in enumerate(run_list):
+                if not all(_apart(first, second, shape.suit_rule) for second in run_list[i + 1 :]):
+                    return False
+        if shape.distinct_set_ranks:
+            ranks = [c.rank for c in chosen if c.kind == SET]
+            if len(set(ranks)) != len(ranks):
+                return False
+        return True
+
+    def walk() -> bool:
+        pivot = next((code for code in sorted(counts) if counts[code] > 0), None)
+        if pivot is None:
+            return budget[0] == 0 and done()
+        if most is not None and len(chosen) >= most:
+            return False
+        for candidate in _melds_with(counts, budget[0], pivot, shape.naturals, shape.min_run):
+            if not _take(counts, candidate.naturals):
+                continue
+            budget[0] -= candidate.jokers
+            chosen.append(candidate)
+            if walk():
+                return True
+            chosen.pop()
+            budget[0] += candidate.jokers
+            _give(counts, candidate.naturals)
+        return False
+
+    work = dict(counts)
+    counts = work
+    return [candidate.cards for candidate in chosen] if walk() else None
+
+
+# ---------------------------------------------------------------------------
+# Deal 7, all at once: three runs of three different suits using every card (A.11).
+
+
+def three_runs_cover(hand: Iterable[str], min_run: int, rule: str) -> Layout | None:
+    """Three runs of different suits holding exactly the cards of ``hand``, or None."""
+    counts = Counter(hand)
+    jokers = counts.pop(JOKER, 0)
+    by_suit: dict[str, list[str]] = {}
+    for code, number in counts.items():
+        by_suit.setdefault(code[-1], []).extend([code] * number)
+    if len(by_suit) != 3:
+        return None
+    options: list[list[tuple[int, int, list[int], str]]] = []
+    for suit, codes in by_suit.items():
+        fixed = [POSITION[code[:-1]] for code in codes if code[:-1] != "A"]
+        aces = len(codes) - len(fixed)
+        if len(set(fixed)) != len(fixed) or aces > 2:
+            return None
+        placements = [[]] if aces == 0 else [[1], [14]] if aces == 1 else [[1, 14]]
+        per_suit = []
+        for extra in placements:
+            positions = sorted(fixed + extra)
+            low, high = positions[0], positions[-1]
+            per_suit.append((low, high, positions, suit))
+        options.append(per_suit)
+    for first in options[0]:
+        for second in options[1]:
+            for third in options[2]:
+                layout = _spread_jokers((first, second, third), jokers, min_run, rule)
+                if layout is not None:
+                    return layout
+    return None
+
+
+def _spread_jokers(
+    runs: Sequence[tuple[int, int, list[int], str]], jokers: int, min_run: int, rule: str
+) -> Layout | None:
+    """Fill each run's gaps with jokers and spread the rest at the ends, within the rules."""
+    gaps = [high - low + 1 - len(positions) for low, high, positions, _ in runs]
+    spare = jokers - sum(gaps)
+    if spare < 0:
+        return None
+    least = []
+    most = []
+    for (low, high, positions, _), gap in zip(runs, gaps, strict=True):
+        span = high - low + 1
+        cap = 14 - span
+        if rule != "one":
+            cap = min(cap, len(positions) - gap)
+        need = max(0, min_run - span)
+        if need > cap:
+            return None
+        least.append(need)
+        most.append(cap)
+    if not sum(least) <= spare <= sum(most):
+        return None
+    extra = list(least)
+    left = spare - sum(least)
+    for index in range(3):
+        more = min(left, most[index] - extra[index])
+        extra[index] += more
+        left -= more
+    layout = []
+    for (low, high, positions, suit), add in zip(runs, extra, strict=True):
+        up = min(add, 14 - high)
+        high += up
+        low -= add - up
+        naturals = set(positions)
+        layout.append(
+            tuple(face_at(suit, p) if p in naturals else JOKER_PREFIX + face_at(suit, p) for p in range(low, high + 1))
+        )
+    return layout
