@@ -242,8 +242,16 @@ def _commit() -> str:
     return out.stdout.strip() or "unknown"
 
 
+def load_average() -> float | None:
+    """The 1-minute load average (other work on the machine skews every figure), if known."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):
+        return None
+
+
 def machine_facts() -> dict[str, Any]:
-    """CPU model, cores, Python and the versions of the measured libraries."""
+    """CPU model, cores, Python, the load and the versions of the measured libraries."""
     try:
         usable = len(os.sched_getaffinity(0))
     except AttributeError:
@@ -256,5 +264,6 @@ def machine_facts() -> dict[str, Any]:
         "platform": platform.platform(terse=True),
         "executable": sys.executable,
         "commit": _commit(),
+        "load_at_start": load_average(),
         "versions": _versions(["msgspec", "eventsourcing", "grpcio", "protobuf", "rlcard", "numpy"]),
     }

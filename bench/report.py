@@ -104,7 +104,8 @@ def render(rows: list[Row], facts: Mapping[str, Any], settings_line: str, consol
         f"cardgames benchmarks - {facts['cpu']}, {facts['cores']} cores "
         f"({facts['usable_cores']} usable), {facts['python']}, commit {facts['commit']}"
     )
-    table = Table(title=title, caption=f"{settings_line}\n{versions}", title_justify="left")
+    load = f"load average {facts.get('load_at_start')} at the start, {facts.get('load_at_end')} at the end"
+    table = Table(title=title, caption=f"{settings_line}; {load}\n{versions}", title_justify="left")
     table.add_column("name", no_wrap=True)
     table.add_column("figure", justify="right")
     table.add_column("unit")

@@ -20,7 +20,7 @@ from rich.console import Console
 
 from bench.anchors import AggregateReplayProbe, EchoProbe, RLCardProbe
 from bench.engines import PlayoutProbe
-from bench.harness import Probe, Result, Settings, machine_facts, measure
+from bench.harness import Probe, Result, Settings, load_average, machine_facts, measure
 from bench.playout import MATCH_UNITS, SPECS
 from bench.report import Row, RowBuilder, Target, anchor_row, as_dict, compared_row, markdown, render
 from bench.rpc import SubmitProbe
@@ -215,6 +215,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     err.print(f"{facts['cpu']}, {facts['cores']} cores, {facts['python']}: "
               f"{settings.repeats} rounds of {settings.budget:g} s per probe")
     rows, results = run(settings, args.only, lambda message: err.print(message, style="dim"))
+    facts["load_at_end"] = load_average()
     settings_line = (f"median of {settings.repeats} interleaved rounds, {settings.budget:g} s of work per sample; "
                      "ratio = figure / anchor")
     render(rows, facts, settings_line, Console(soft_wrap=False, width=200))
