@@ -1,0 +1,61 @@
+"""``cardgames bridge -- COMMAND...``: play through a program's stdin/stdout (JSON lines; clients/bridge.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import grpc
+import typer
+
+from clients.bridge import LineProgram, ProgramExited
+from clients.remote_bot import play_seat, play_tournament
+
+
+def bridge_command(
+    command: list[str] = typer.Argument(..., help="The bot program and its arguments (after --)."),
+    server: str = typer.Option("127.0.0.1:50051", "--server", help="The service's HOST:PORT."),
+    game_id: str | None = typer.Option(None, "--game-id", help="Play one seat of this match..."),
+    token: str | None = typer.Option(None, "--token", help="...with this seat token."),
+    tournament: str | None = typer.Option(None, "--tournament", help="Or play in this tournament..."),
+    name: str | None = typer.Option(None, "--name", help="...as this remote entrant (registers it)."),
+    entrant_token: str | None = typer.Option(None, "--entrant-token", help="An entrant token (no new registration)."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Log each decision to stderr."),
+) -> None:
+    """Bridge a program without gRPC: one decision per line to its stdin, one command per line back."""
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="bridge: %(message)s")
+    if (game_id is None) == (tournament is None):
+        raise typer.BadParameter("give --game-id and --token, or --tournament and --name")
+    if game_id is not None and not token:
+        raise typer.BadParameter("--game-id needs the seat's --token")
+    if tournament is not None and not (name or entrant_token):
+        raise typer.BadParameter("--tournament needs --name (or --entrant-token)")
+    try:
+        code = asyncio.run(_bridge(command, server, game_id, token, tournament, name, entrant_token))
+    except ProgramExited as error:
+        typer.echo(f"cardgames bridge: {error}", err=True)
+        raise typer.Exit(code=3) from error
+    except grpc.aio.AioRpcError as error:
+        typer.echo(f"cardgames bridge: {error.code().name}: {error.details()}", err=True)
+        raise typer.Exit(code=2) from error
+    raise typer.Exit(code=code)
+
+
+async def _bridge(command: list[str], server: str, game_id: str | None, token: str | None,
+                  tournament: str | None, name: str | None, entrant_token: str | None) -> int:
+    program = LineProgram(command)
+    await program.start()
+    try:
+        async with grpc.aio.insecure_channel(server) as channel:
+            if game_id is not None and token is not None:
+                outcome = await play_seat(channel, game_id, token, program.ask)
+                typer.echo(f"cardgames bridge: match over, outcome {outcome}", err=True)
+            elif tournament is not None:
+                await play_tournament(
+                    channel, tournament, name or "", program.ask, entrant_token=entrant_token,
+                    on_token=lambda token: typer.echo(f"cardgames bridge: entrant token {token}", err=True),
+                )
+                typer.echo("cardgames bridge: tournament over", err=True)
+    finally:
+        status = await program.close()
+    return status or 0
