@@ -8,15 +8,18 @@ all subclasses of :class:`CardgamesError`:
 ==========================  ==================================================================
 class                       reasons
 ==========================  ==================================================================
-:class:`CommandRejected`    GAME_OVER, NOT_YOUR_TURN, INVALID_COMMAND, ILLEGAL_MOVE (the rules)
+:class:`CommandRejected`    GAME_OVER, NOT_YOUR_TURN, INVALID_COMMAND, ILLEGAL_MOVE (the rules), and
+                            DEADLINE_PASSED (a match clock ran out: ``code`` ``not_your_turn``)
 :class:`StaleSequence`      STALE_SEQUENCE (``latest`` is the game's sequence now: re-read, retry)
 :class:`AuthError`          TOKEN_REQUIRED, TOKEN_INVALID
 :class:`GameNotFound`       GAME_NOT_FOUND
 :class:`InvalidRequest`     UNKNOWN_GAME, INVALID_OPTIONS, INVALID_SEED, INVALID_SETUP,
-                            INVALID_SEQUENCE, INVALID_GAME_ID, and data that fits no message
+                            INVALID_SEQUENCE, INVALID_GAME_ID, MALFORMED_REQUEST (INVALID_ARGUMENT)
 :class:`RateLimited`        RATE_LIMITED (too many calls or streams on the connection; nothing was
                             done: retry after ``retry_after`` seconds, which the client does itself)
-:class:`ServiceUnavailable` the service could not be reached (UNAVAILABLE, DEADLINE_EXCEEDED)
+:class:`ServiceUnavailable` the service could not be reached (UNAVAILABLE, DEADLINE_EXCEEDED),
+                            or its store is down (STORE_UNAVAILABLE)
+:class:`CardgamesError`     any other reason (e.g. NOT_NOW, MATCH_NOT_STARTED): ``reason`` says which
 ==========================  ==================================================================
 """
 
@@ -175,7 +178,6 @@ def from_rpc_error(error: grpc.aio.AioRpcError) -> CardgamesError:
         latest = int(metadata.get("sequence", "-1"))
         return StaleSequence(latest, message, reason=reason, **common)
     kind = _BY_REASON.get(reason or "") or _BY_STATUS.get(status)
-    if kind is None:
-        # The service's other reasons are all malformed requests; a bare status is something else.
-        kind = InvalidRequest if reason or status == grpc.StatusCode.INVALID_ARGUMENT else CardgamesError
+    if kind is None:  # INVALID_ARGUMENT: a malformed request; anything else (NOT_NOW, ...) keeps its reason
+        kind = InvalidRequest if status == grpc.StatusCode.INVALID_ARGUMENT else CardgamesError
     return kind(message, reason=reason or (status.name if kind is CardgamesError else kind.default_reason), **common)

@@ -5,9 +5,10 @@ for the legal commands, picks one with its own seeded :class:`random.Random` and
 it with ``expected_sequence``. It never sees more than its seat's view. Subclasses
 change :meth:`RandomBot.choose` to play better.
 
-Errors that only mean "the game moved on" (a stale sequence) or "the service is
-restarting" (unavailable) are absorbed: the watch delivers the new state and the bot
-decides again. A rules rejection of a listed command is a bug and is raised.
+Errors that only mean "the game moved on" (a stale sequence, a deadline passed on a
+clocked match) or "the service is restarting" (unavailable) are absorbed: the watch
+delivers the new state and the bot decides again. Any other rejection of a listed
+command is a bug and is raised.
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from clients.client import SeatHandle
-from clients.errors import ServiceUnavailable, StaleSequence
+from clients.errors import CommandRejected, ServiceUnavailable, StaleSequence
 from clients.models import Accepted, Update, View
 
+#: The reason of a command refused because the seat's match clock ran out first.
+DEADLINE_PASSED = "DEADLINE_PASSED"
 #: Called after each accepted command with the command sent and the service's answer.
 OnAccepted = Callable[[Mapping[str, Any], Accepted], None]
 #: Called with every update of the bot's watch, before the bot acts on it.
@@ -90,6 +93,10 @@ class RandomBot:
                 accepted = await self.seat.submit(command, expected_sequence=legal.sequence)
             except StaleSequence:
                 return
+            except CommandRejected as error:
+                if error.reason != DEADLINE_PASSED:
+                    raise  # a listed command refused: a bug somewhere
+                return  # too late: the match clock's consequence is on its way through the watch
             except ServiceUnavailable:
                 # The connection broke: the command may or may not have been applied. Look
                 # again; with expected_sequence a second submit can never apply twice.

@@ -7,7 +7,9 @@ import itertools
 from collections.abc import Mapping
 from typing import Any
 
-from clients import Accepted, GameClient, Update, View
+import pytest
+
+from clients import Accepted, CommandRejected, GameClient, LegalCommands, Update, View
 from clients.bots import RandomBot
 from clients.sync import SyncGameClient
 from service.server import Running
@@ -85,3 +87,29 @@ async def test_the_sync_client(server: Running) -> None:
 
     sequences = await asyncio.to_thread(run)
     assert sequences and sequences == sorted(sequences)
+
+
+class _RefusingSeat:
+    """A seat whose every submit is refused with ``reason`` (no service needed)."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        self.client = GameClient("127.0.0.1:1")
+
+    async def legal_commands(self) -> LegalCommands:
+        return LegalCommands(5, 0, [{"type": "stand"}])
+
+    async def submit(self, command: Mapping[str, Any], expected_sequence: int | None = None) -> Accepted:
+        raise CommandRejected("not_your_turn", "clock", "late", reason=self.reason)
+
+
+async def test_a_passed_deadline_is_absorbed_other_rejections_raise() -> None:
+    view = View("g", GAME, 5, 0, (0,), False, {})
+    late = RandomBot(_RefusingSeat("DEADLINE_PASSED"))  # type: ignore[arg-type]
+    await late.act(view)  # the clock's consequence comes through the watch: nothing to do
+    assert late.accepted == []
+    broken = RandomBot(_RefusingSeat("NOT_YOUR_TURN"))  # type: ignore[arg-type]
+    with pytest.raises(CommandRejected):  # a listed command refused by the rules is a bug
+        await broken.act(view)
+    await late.seat.client.close()
+    await broken.seat.client.close()
