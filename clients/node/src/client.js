@@ -1,0 +1,164 @@
+// A Node.js client of the cardgames service: GameService, BotService and TournamentService.
+//
+// The stubs are built at run time from the project's .proto files (protos/cardgames/v1) with
+// @grpc/proto-loader, so they never drift from the contract. Messages are plain objects as
+// proto-loader gives them (field names as in the .proto, enums as their names, a oneof's
+// chosen member named by the oneof: `command.game === "all_fours"`).
+//
+// A bot needs three calls, all here: `decisions(gameId, seatToken)` (one message per decision
+// of the seat: its view, its legal commands, its clock), `submit(gameId, seatToken, command,
+// sequence)` (send one of the legal commands back as it came) and, in a tournament,
+// `register` and `assignments`. `playSeat` and `playTournament` run the whole loop.
+
+import { fileURLToPath } from "node:url";
+import path from "node:path";
+import grpc from "@grpc/grpc-js";
+import protoLoader from "@grpc/proto-loader";
+
+export const TOKEN_METADATA = "cardgames-token";
+export const PROTOS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../protos");
+const FILES = ["game_service.proto", "bots.proto", "tournament.proto"].map((name) => `cardgames/v1/${name}`);
+
+let loaded = null;
+
+/** The cardgames.v1 package (service constructors and message types), loaded once. */
+export function protos() {
+  if (loaded === null) {
+    const definition = protoLoader.loadSync(FILES, {
+      includeDirs: [PROTOS],
+      keepCase: true,
+      longs: Number,
+      enums: String,
+      defaults: true,
+      oneofs: true,
+    });
+    loaded = grpc.loadPackageDefinition(definition).cardgames.v1;
+  }
+  return loaded;
+}
+
+function auth(token) {
+  const metadata = new grpc.Metadata();
+  if (token) metadata.set(TOKEN_METADATA, token);
+  return metadata;
+}
+
+function unary(client, method, request, token) {
+  return new Promise((resolve, reject) => {
+    client[method](request, auth(token), (error, response) => (error ? reject(error) : resolve(response)));
+  });
+}
+
+/** The `reason` of a refused call (google.rpc.ErrorInfo in the status details), else the code's name. */
+export function errorReason(error) {
+  const details = error?.metadata?.get?.("grpc-status-details-bin")?.[0];
+  if (details) {
+    // ErrorInfo.reason is the first string field of the first detail: read it without a protobuf runtime.
+    const text = details.toString("latin1");
+    const match = text.match(/([A-Z][A-Z_]{2,})\x12\tcardgames/);
+    if (match) return match[1];
+  }
+  return Object.keys(grpc.status).find((name) => grpc.status[name] === error?.code) ?? "UNKNOWN";
+}
+
+export class CardgamesClient {
+  constructor(address, credentials = grpc.credentials.createInsecure()) {
+    const v1 = protos();
+    this.games = new v1.GameService(address, credentials);
+    this.bots = new v1.BotService(address, credentials);
+    this.tournaments = new v1.TournamentService(address, credentials);
+  }
+
+  close() {
+    this.games.close();
+    this.bots.close();
+    this.tournaments.close();
+  }
+
+  createGame(request) {
+    return unary(this.games, "CreateGame", request);
+  }
+
+  getView(gameId, token) {
+    return unary(this.games, "GetView", { game_id: gameId }, token);
+  }
+
+  submit(gameId, token, command, expectedSequence) {
+    return unary(this.games, "SubmitCommand", { game_id: gameId, command, expected_sequence: expectedSequence }, token);
+  }
+
+  /** The stream of a seat's decisions (BotService.Decisions). */
+  decisions(gameId, token, afterSequence) {
+    const request = { game_id: gameId };
+    if (afterSequence !== undefined) request.after_sequence = afterSequence;
+    return this.bots.Decisions(request, auth(token));
+  }
+
+  createTournament(request) {
+    return unary(this.tournaments, "CreateTournament", request);
+  }
+
+  register(tournamentId, name) {
+    return unary(this.tournaments, "RegisterEntrant", { tournament_id: tournamentId, name });
+  }
+
+  assignments(tournamentId, entrantToken) {
+    return this.tournaments.Assignments({ tournament_id: tournamentId }, auth(entrantToken));
+  }
+
+  standings(tournamentId) {
+    return unary(this.tournaments, "GetStandings", { tournament_id: tournamentId });
+  }
+}
+
+/**
+ * Play a seat until the match is over; `choose(decision)` returns one of `decision.legal_commands`
+ * (or its index). Resolves with the outcome (per seat, 0 for the winners). A refused command is
+ * chosen again (up to three times); a lost connection is resumed after the last sequence seen.
+ */
+export async function playSeat(client, gameId, token, choose) {
+  let last;
+  for (;;) {
+    try {
+      for await (const decision of client.decisions(gameId, token, last)) {
+        last = Number(decision.sequence);
+        if (decision.view.over) return decision.outcome;
+        await decide(client, gameId, token, decision, choose);
+      }
+      return [];
+    } catch (error) {
+      if (error.code !== grpc.status.UNAVAILABLE) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+}
+
+async function decide(client, gameId, token, decision, choose) {
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    let command = await choose(decision);
+    if (typeof command === "number") command = decision.legal_commands[command];
+    try {
+      await client.submit(gameId, token, command, decision.sequence);
+      return;
+    } catch (error) {
+      const reason = errorReason(error);
+      if (["STALE_SEQUENCE", "DEADLINE_PASSED", "GAME_OVER"].includes(reason)) return;
+      decision = { ...decision, rejected: { reason, message: error.details } };
+    }
+  }
+}
+
+/** Register as `name`, then play every seat the tournament assigns, until it ends. */
+export async function playTournament(client, tournamentId, name, choose) {
+  const { entrant_token: entrantToken } = await client.register(tournamentId, name);
+  const playing = [];
+  for await (const assignment of client.assignments(tournamentId, entrantToken)) {
+    playing.push(playSeat(client, assignment.game_id, assignment.seat_token, choose));
+  }
+  return Promise.all(playing);
+}
+
+/** The random bot: any legal command, with equal chance. */
+export function randomChoice(decision) {
+  return Math.floor(Math.random() * decision.legal_commands.length);
+}
