@@ -34,7 +34,8 @@ class LongLog:
     events: list[Any]
     final_state: Any
     start_events: int  #: events written when the game is created
-    batches: list[int]  #: events of each command after the start, in order
+    seed: str  #: the match's seed
+    commands: list[tuple[int, Any, int]]  #: (seat, command, events it caused), in order
 
     def describe(self) -> str:
         options = ", ".join(f"{key}={value}" for key, value in self.options.items())
@@ -49,9 +50,10 @@ def build_long_log(seed: int) -> LongLog:
         except Unavailable as why:
             missing.append(str(why))
             continue
-        batches: list[int] = []
-        match = player.play(batches)
-        return LongLog(name, options, player.config, match.events, match.state, match.start_events, batches)
+        commands: list[tuple[int, Any, int]] = []
+        match = player.play(commands=commands)
+        return LongLog(name, options, player.config, match.events, match.state, match.start_events, match.seed,
+                       commands)
     raise Unavailable("no game can build the long log: " + "; ".join(missing))
 
 

@@ -99,6 +99,7 @@ class Match:
     actions: int
     state: Any
     start_events: int = 0  #: how many of ``events`` the match's start made
+    seed: str = ""  #: the match's seed (hex)
 
 
 class Player:
@@ -115,53 +116,55 @@ class Player:
         if spec.unit_events and not self.unit_types:
             raise Unavailable(f"{spec.name} has no event tagged {', '.join(spec.unit_events)} to count units by")
 
-    def new_state(self) -> tuple[Any, list[Any]]:
-        setup = Setup(seed=self.rng.randbytes(32).hex())
-        state, events = new_match(self.game, self.config, setup)
-        return state, list(events)
+    def new_state(self) -> tuple[Any, list[Any], str]:
+        seed = self.rng.randbytes(32).hex()
+        state, events = new_match(self.game, self.config, Setup(seed=seed))
+        return state, list(events), seed
 
-    def play(self, batches: list[int] | None = None, legal_times: list[float] | None = None) -> Match:
+    def play(self, legal_times: list[float] | None = None, commands: list[tuple[int, Any, int]] | None = None
+             ) -> Match:
         """One whole match.
 
-        ``batches`` (when given) receives the number of events of each command,
-        ``legal_times`` the duration of each ``legal_commands`` call. Whatever goes
-        wrong inside the game is raised as :class:`GameFault`.
+        ``legal_times`` (when given) receives the duration of each ``legal_commands``
+        call, ``commands`` each command as (seat, command, number of events it caused).
+        Whatever goes wrong inside the game is raised as :class:`GameFault`.
         """
         try:
-            return self._play(batches, legal_times)
+            return self._play(legal_times, commands)
         except GameFault:
             raise
         except Exception as error:
             raise GameFault(f"{self.spec.name}: {type(error).__name__}: {error}") from error
 
-    def _play(self, batches: list[int] | None, legal_times: list[float] | None) -> Match:
+    def _play(self, legal_times: list[float] | None, commands: list[tuple[int, Any, int]] | None) -> Match:
         game, choice, clock = self.game, self.rng.choice, time.perf_counter
         is_over, to_act, legal_commands = game.is_over, game.to_act, game.legal_commands
-        state, log = self.new_state()
+        state, log, seed = self.new_state()
         start_events = len(log)
         actions = 0
         while not is_over(state):
             seats = to_act(state)
             seat = seats[0] if len(seats) == 1 else choice(seats)
             if legal_times is None:
-                commands = legal_commands(state, seat)
+                legal = legal_commands(state, seat)
             else:
                 before = clock()
-                commands = legal_commands(state, seat)
+                legal = legal_commands(state, seat)
                 legal_times.append(clock() - before)
-            if not commands:
+            if not legal:
                 raise GameFault(f"{self.spec.name}: seat {seat} is to act but has no legal command")
-            outcome = apply(game, state, seat, choice(commands))
+            command = choice(legal)
+            outcome = apply(game, state, seat, command)
             if isinstance(outcome, Rejection):
                 raise GameFault(f"{self.spec.name}: a listed legal command was rejected: {outcome}")
             state, events = outcome
             log.extend(events)
-            if batches is not None:
-                batches.append(len(events))
+            if commands is not None:
+                commands.append((seat, command, len(events)))
             actions += 1
             if actions > MAX_ACTIONS:
                 raise GameFault(f"{self.spec.name}: a random match ran over {MAX_ACTIONS} actions")
-        return Match(log, actions, state, start_events)
+        return Match(log, actions, state, start_events, seed)
 
     def units(self, match: Match) -> int:
         """The units (deals, ...) a match held; 1 when the unit is the match."""

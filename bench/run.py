@@ -106,13 +106,14 @@ def _worst_rows(name: str, label: str) -> RowBuilder:
     return rows
 
 
-def _store_rows(results: Mapping[str, Result]) -> list[Row]:
-    result, anchor = results["store.replay"], results["eventsourcing.aggregate"]
-    note = _info_note(result, ["log", "store", "load_decode_events_per_s", "fold_events_per_s"])
-    return [
-        compared_row("store replay (long log)", result, "events_per_s", "events/s", anchor, "events_per_s",
-                     "eventsourcing get", Target(3.0), note)
-    ]
+def _store_rows(name: str, label: str, target: Target | None) -> RowBuilder:
+    def rows(results: Mapping[str, Result]) -> list[Row]:
+        result, anchor = results[name], results["eventsourcing.aggregate"]
+        note = _info_note(result, ["log", "written", "store", "load_decode_events_per_s", "fold_events_per_s"])
+        return [compared_row(label, result, "events_per_s", "events/s", anchor, "events_per_s",
+                             "eventsourcing get", target, note)]
+
+    return rows
 
 
 def _submit_rows(store: str, ceiling: float) -> RowBuilder:
@@ -147,7 +148,13 @@ def catalogue() -> dict[str, Entry]:
     entries["contract_rummy.finder_worst"] = Entry(
         ContractFinderProbe, _worst_rows("contract_rummy.finder_worst", "contract_rummy finder")
     )
-    entries["store.replay"] = Entry(StoreReplayProbe, _store_rows)
+    entries["store.replay"] = Entry(
+        StoreReplayProbe, _store_rows("store.replay", "store replay (long log)", Target(3.0))
+    )
+    entries["store.replay.sqlite"] = Entry(
+        lambda: StoreReplayProbe("sqlite:"),
+        _store_rows("store.replay.sqlite", "store replay (long log, SQLite)", None),
+    )
     entries["submit.memory"] = Entry(lambda: SubmitProbe("memory"), _submit_rows("memory", 1.5))
     entries["submit.sqlite"] = Entry(lambda: SubmitProbe("sqlite"), _submit_rows("sqlite", 2.2))
     return entries

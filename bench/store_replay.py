@@ -1,10 +1,11 @@
 """Store replay: the long log read back from the service's event store, decoded and folded.
 
-The long log (bench/longlog.py) is written through ``service.store.EventStore``
-exactly as the service writes a game (``create`` with the start events, then one
-``append`` per command); a replay is what the service does to load a game it does not
-hold: ``EventStore.load`` (select, decode into the game's Event union), the config
-from the header, then ``engine.core.replay.fold`` from ``initial``.
+The long log (bench/longlog.py) is written by the service's application layer
+(``service.games.Games``: the match created with the log's seed, then every command
+submitted), so the records are exactly what the service writes (chain notes, one
+insert per command). A replay is what the service does to load a game from its log
+alone: ``EventStore.load`` (select, decode into the game's Event union), the config
+from the header, then ``engine.core.replay.fold`` from ``initial`` (no snapshot).
 The figure is events per second of whole replays, on the in-memory store (the
 library's POPO recorder, as the anchor uses) and, for information, on SQLite.
 """
@@ -44,6 +45,7 @@ class StoreReplayProbe(Probe):
         self.name = "store.replay" if url == "memory:" else "store.replay." + url.split(":", 1)[0]
         self._tempdir: tempfile.TemporaryDirectory[str] | None = None
         self._facts: dict[str, Any] = {}
+        self._games: Any = None
 
     def setup(self, ctx: Context) -> None:
         store_module = _store_module()
@@ -56,23 +58,47 @@ class StoreReplayProbe(Probe):
         self.game = load_game(log.game_name)
         self.config = log.config
         self.log = log
-        self.game_id = uuid.uuid4()
-        self._write(store_module, log)
+        try:
+            self.game_id, written = ctx.run(self._write_through_service(log)), "through service.games.Games"
+        except (ImportError, AttributeError, TypeError) as error:  # the app layer's API moved: write directly
+            self.game_id, written = self._write_directly(store_module, log), f"directly (Games: {error})"
         if self._replay() != log.final_state:
             raise RuntimeError("the replayed long log does not fold to the state it was played to")
-        self._facts = {"log": log.describe(), "store": self.store.describe(), **self._breakdown()}
+        self._facts = {"log": log.describe(), "store": self.store.describe(), "written": written,
+                       **self._breakdown()}
 
-    def _write(self, store_module: Any, log: LongLog) -> None:
+    async def _write_through_service(self, log: LongLog) -> uuid.UUID:
+        """Create the match and submit its commands through the application layer, so the
+        records are exactly what the service writes (notes, hashes, one insert per command)."""
+        from service.games import Games
+
+        games = Games(self.store)
+        created = await games.create(log.game_name, log.options, seed=log.seed)
+        sequence = created.sequence
+        for seat, command, size in log.commands:
+            accepted = await games.submit(created.game_id, created.seat_tokens[seat], msgspec.to_builtins(command),
+                                          sequence)
+            sequence = accepted.sequence
+            if sequence - accepted.entries[0].sequence + 1 != size:
+                raise RuntimeError("the service wrote another batch than the engine made")
+        if sequence != len(log.events):
+            raise RuntimeError(f"the service's log has {sequence} events, the long log {len(log.events)}")
+        self._games = games  # closing it would close the store
+        return uuid.UUID(created.game_id)
+
+    def _write_directly(self, store_module: Any, log: LongLog) -> uuid.UUID:
+        game_id = uuid.uuid4()
         players = getattr(self.config, "players", None) or self.game.DEFAULT_PLAYERS
         header = store_module.Header(
             game=log.game_name, players=players, config=msgspec.to_builtins(self.config),
             token_hashes=tuple("0" * 64 for _ in range(players)),
         )
-        sequence = self.store.create(self.game_id, header, log.events[: log.start_events])
-        for size in log.batches:
-            sequence = self.store.append(self.game_id, log.game_name, sequence, log.events[sequence: sequence + size])
+        sequence = self.store.create(game_id, header, log.events[: log.start_events])
+        for _seat, _command, size in log.commands:
+            sequence = self.store.append(game_id, log.game_name, sequence, log.events[sequence: sequence + size])
         if sequence != len(log.events):
             raise RuntimeError("the long log's batches do not add up to its events")
+        return game_id
 
     def _replay(self) -> Any:
         """As the service loads a game it does not hold (service.games.Games._get)."""
@@ -103,7 +129,10 @@ class StoreReplayProbe(Probe):
         return {"events_per_s": len(replays) * len(self.log.events) / elapsed}
 
     def teardown(self, ctx: Context) -> None:
-        self.store.close()
+        if self._games is not None:
+            ctx.run(self._games.close())  # closes the store too
+        else:
+            self.store.close()
         if self._tempdir is not None:
             self._tempdir.cleanup()
 
