@@ -7,7 +7,7 @@ from typing import TypeAlias
 import msgspec
 
 from engine.contract_rummy.config import Config
-from engine.core.events import MatchSeeded, Shuffled
+from engine.core.events import ClockCharged, MatchSeeded, SeatTimedOut, Shuffled
 
 
 class MatchCreated(msgspec.Struct, frozen=True, tag="match_created", tag_field="type"):
@@ -194,4 +194,6 @@ Event: TypeAlias = (
     | DealBlocked
     | DealScored
     | GameEnded
+    | SeatTimedOut
+    | ClockCharged
 )

@@ -43,7 +43,7 @@ from engine.contract_rummy.state import (
     trim_known,
 )
 from engine.core.chance import advance
-from engine.core.events import MatchSeeded, Shuffled
+from engine.core.events import ClockCharged, MatchSeeded, SeatTimedOut, Shuffled
 
 
 def _set(items: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
@@ -287,6 +287,9 @@ _EVOLVE: dict[type, Callable[[State, Any], State]] = {
     DealBlocked: _deal_blocked,
     DealScored: _deal_scored,
     GameEnded: _game_ended,
+    # Seat events (the service's clock): their meaning is engine/core/seat_events.py's.
+    SeatTimedOut: lambda state, event: state,
+    ClockCharged: lambda state, event: state,
 }
 
 

@@ -1496,6 +1496,8 @@ class ContractRummyEvent(_message.Message):
     DEAL_BLOCKED_FIELD_NUMBER: _builtins.int
     DEAL_SCORED_FIELD_NUMBER: _builtins.int
     GAME_ENDED_FIELD_NUMBER: _builtins.int
+    SEAT_TIMED_OUT_FIELD_NUMBER: _builtins.int
+    CLOCK_CHARGED_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def match_created(self) -> Global___ContractRummyMatchCreated: ...
     @_builtins.property
@@ -1538,6 +1540,10 @@ class ContractRummyEvent(_message.Message):
     def deal_scored(self) -> Global___ContractRummyDealScored: ...
     @_builtins.property
     def game_ended(self) -> Global___ContractRummyGameEnded: ...
+    @_builtins.property
+    def seat_timed_out(self) -> _common_pb2.SeatTimedOut: ...
+    @_builtins.property
+    def clock_charged(self) -> _common_pb2.ClockCharged: ...
     def __init__(
         self,
         *,
@@ -1562,12 +1568,14 @@ class ContractRummyEvent(_message.Message):
         deal_blocked: Global___ContractRummyDealBlocked | None = ...,
         deal_scored: Global___ContractRummyDealScored | None = ...,
         game_ended: Global___ContractRummyGameEnded | None = ...,
+        seat_timed_out: _common_pb2.SeatTimedOut | None = ...,
+        clock_charged: _common_pb2.ClockCharged | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["card_laid_off", b"card_laid_off", "cards_dealt", b"cards_dealt", "contract_melded", b"contract_melded", "deal_blocked", b"deal_blocked", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "dealer_card_drawn", b"dealer_card_drawn", "dealer_chosen", b"dealer_chosen", "discard_drawn", b"discard_drawn", "discard_dug", b"discard_dug", "discarded", b"discarded", "event", b"event", "game_ended", b"game_ended", "joker_swapped", b"joker_swapped", "match_created", b"match_created", "match_seeded", b"match_seeded", "melds_added", b"melds_added", "player_went_out", b"player_went_out", "shuffled", b"shuffled", "stock_drawn", b"stock_drawn", "stock_refilled", b"stock_refilled", "upcard_turned", b"upcard_turned"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["card_laid_off", b"card_laid_off", "cards_dealt", b"cards_dealt", "clock_charged", b"clock_charged", "contract_melded", b"contract_melded", "deal_blocked", b"deal_blocked", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "dealer_card_drawn", b"dealer_card_drawn", "dealer_chosen", b"dealer_chosen", "discard_drawn", b"discard_drawn", "discard_dug", b"discard_dug", "discarded", b"discarded", "event", b"event", "game_ended", b"game_ended", "joker_swapped", b"joker_swapped", "match_created", b"match_created", "match_seeded", b"match_seeded", "melds_added", b"melds_added", "player_went_out", b"player_went_out", "seat_timed_out", b"seat_timed_out", "shuffled", b"shuffled", "stock_drawn", b"stock_drawn", "stock_refilled", b"stock_refilled", "upcard_turned", b"upcard_turned"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["card_laid_off", b"card_laid_off", "cards_dealt", b"cards_dealt", "contract_melded", b"contract_melded", "deal_blocked", b"deal_blocked", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "dealer_card_drawn", b"dealer_card_drawn", "dealer_chosen", b"dealer_chosen", "discard_drawn", b"discard_drawn", "discard_dug", b"discard_dug", "discarded", b"discarded", "event", b"event", "game_ended", b"game_ended", "joker_swapped", b"joker_swapped", "match_created", b"match_created", "match_seeded", b"match_seeded", "melds_added", b"melds_added", "player_went_out", b"player_went_out", "shuffled", b"shuffled", "stock_drawn", b"stock_drawn", "stock_refilled", b"stock_refilled", "upcard_turned", b"upcard_turned"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card_laid_off", b"card_laid_off", "cards_dealt", b"cards_dealt", "clock_charged", b"clock_charged", "contract_melded", b"contract_melded", "deal_blocked", b"deal_blocked", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "dealer_card_drawn", b"dealer_card_drawn", "dealer_chosen", b"dealer_chosen", "discard_drawn", b"discard_drawn", "discard_dug", b"discard_dug", "discarded", b"discarded", "event", b"event", "game_ended", b"game_ended", "joker_swapped", b"joker_swapped", "match_created", b"match_created", "match_seeded", b"match_seeded", "melds_added", b"melds_added", "player_went_out", b"player_went_out", "seat_timed_out", b"seat_timed_out", "shuffled", b"shuffled", "stock_drawn", b"stock_drawn", "stock_refilled", b"stock_refilled", "upcard_turned", b"upcard_turned"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["match_created", "match_seeded", "shuffled", "dealer_card_drawn", "dealer_chosen", "deal_started", "cards_dealt", "upcard_turned", "stock_refilled", "stock_drawn", "discard_drawn", "discard_dug", "contract_melded", "melds_added", "card_laid_off", "joker_swapped", "discarded", "player_went_out", "deal_blocked", "deal_scored", "game_ended"]  # noqa: Y015
+    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["match_created", "match_seeded", "shuffled", "dealer_card_drawn", "dealer_chosen", "deal_started", "cards_dealt", "upcard_turned", "stock_refilled", "stock_drawn", "discard_drawn", "discard_dug", "contract_melded", "melds_added", "card_laid_off", "joker_swapped", "discarded", "player_went_out", "deal_blocked", "deal_scored", "game_ended", "seat_timed_out", "clock_charged"]  # noqa: Y015
     _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_event) -> _WhichOneofReturnType_event | None: ...
 
