@@ -35,7 +35,8 @@ class Settings:
     budget: float = 1.0  #: seconds of work per sample (whole units: a sample may run over)
     repeats: int = 5  #: rounds; every figure is the median over them
     seed: int = 20261129  #: seeds the benchmark's own random.Random instances
-    heavy: bool = True  #: include worst cases that take seconds per call (off for smoke tests)
+    #: the real sizes: worst cases of seconds per call, the long log (off for smoke tests)
+    heavy: bool = True
 
     @classmethod
     def quick(cls) -> Settings:

@@ -42,9 +42,11 @@ class LongLog:
         return f"one {self.game_name} match ({options or 'default options'}): {len(self.events)} events"
 
 
-def build_long_log(seed: int) -> LongLog:
+def build_long_log(seed: int, full: bool = True) -> LongLog:
+    """The long log; with ``full`` False (smoke runs) an ordinary match of the same game."""
     missing = []
     for name, options in CANDIDATES:
+        options = options if full else {}
         try:
             player = Player(SPECS[name], seed, options)
         except Unavailable as why:
@@ -58,4 +60,4 @@ def build_long_log(seed: int) -> LongLog:
 
 
 def long_log(ctx: Context) -> LongLog:
-    return ctx.cached("long_log", lambda: build_long_log(ctx.settings.seed))
+    return ctx.cached("long_log", lambda: build_long_log(ctx.settings.seed, ctx.settings.heavy))
