@@ -24,9 +24,11 @@ import asyncio
 import random
 import sys
 import time
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from bench.harness import Context, Probe, Settings, Unavailable, measure
+from bench.harness import Context, Probe, Result, Settings, Unavailable, measure
+from bench.report import Row, anchor_row, compared_row
 
 GAME = "all_fours"
 PLAYERS = 2
@@ -186,6 +188,32 @@ class TournamentProbe(Probe):
 
 
 PROBES = (RemoteBotsProbe, TournamentProbe, DecisionCostProbe)
+
+
+def _note(result: Result, keys: tuple[str, ...]) -> str:
+    return ", ".join(f"{key} {result.info[key]}" for key in keys if key in result.info)
+
+
+def matches_rows(name: str, label: str) -> Callable[[Mapping[str, Result]], list[Row]]:
+    """The report's row for a matches-per-minute probe (no anchor: an absolute figure)."""
+
+    def rows(results: Mapping[str, Result]) -> list[Row]:
+        result = results[name]
+        return [anchor_row(label, result, "matches_per_min", "matches/min", _note(result, ("game", "matches")))]
+
+    return rows
+
+
+def decision_rows(results: Mapping[str, Result]) -> list[Row]:
+    """The protocol's time per decision against the engine's alone, and the difference."""
+    result = results["bots.decision"]
+    added = f"adds {result.medians['added_us']:,.0f} us per decision" if result.ok else ""
+    return [
+        compared_row("bot protocol per decision", result, "protocol_us", "us", result, "engine_us",
+                     "engine alone per decision", None, ", ".join(filter(None, [added, _note(result, ("game",))]))),
+    ]
+
+
 
 
 def main() -> None:

@@ -19,6 +19,7 @@ from typing import Any
 from rich.console import Console
 
 from bench.anchors import AggregateReplayProbe, EchoProbe, RLCardProbe
+from bench.bots import DecisionCostProbe, RemoteBotsProbe, TournamentProbe, decision_rows, matches_rows
 from bench.engines import PlayoutProbe
 from bench.harness import Probe, Result, Settings, load_average, machine_facts, measure
 from bench.playout import MATCH_UNITS, SPECS
@@ -157,6 +158,9 @@ def catalogue() -> dict[str, Entry]:
     )
     entries["submit.memory"] = Entry(lambda: SubmitProbe("memory"), _submit_rows("memory", 1.5))
     entries["submit.sqlite"] = Entry(lambda: SubmitProbe("sqlite"), _submit_rows("sqlite", 2.2))
+    entries["bots.remote"] = Entry(RemoteBotsProbe, matches_rows("bots.remote", "random bots over gRPC"))
+    entries["bots.tournament"] = Entry(TournamentProbe, matches_rows("bots.tournament", "random bots, tournament"))
+    entries["bots.decision"] = Entry(DecisionCostProbe, decision_rows)
     return entries
 
 
