@@ -92,6 +92,16 @@ def _check_hashes(header: dict[str, Any], entries: list[dict[str, Any]], seed_he
                               "(it did not round-trip through the wire)")
 
 
+def from_result(result: Any) -> AuditLog:
+    """The log of an application-layer :class:`service.games.LogResult` (in-process, no wire)."""
+    entries = [
+        entry(item.sequence, msgspec.to_builtins(item.event), item.hash, item.seat,
+              msgspec.to_builtins(item.command) if item.command is not None else None, item.redacted)
+        for item in result.entries
+    ]
+    return AuditLog(dict(result.header), entries, result.reveal, result.head if result.reveal is not None else "")
+
+
 async def fetch(client: Any, game_id: str, token: str | None = None) -> AuditLog:
     """The log of ``game_id`` as ``token``'s seat (or a spectator) may read it, page by page.
 
