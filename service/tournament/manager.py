@@ -63,6 +63,9 @@ from service.tournament.schedule import MatchSpec
 from service.tournament.standings import Standings, standings, tournament_schedule
 
 log = logging.getLogger(__name__)
+#: The clock of a tournament with remote entrants when none is given: a bot that never answers must not
+#: hold a match forever (10 s a decision, a 60 s bank, then the seat forfeits).
+DEFAULT_REMOTE_CLOCK = ClockOptions(move_ms=10_000, bank_ms=60_000, on_timeout="forfeit")
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 SEED_HEX = re.compile(r"[0-9a-f]{64}")
 
@@ -156,11 +159,14 @@ class Tournaments:
             raise InvalidRequest("a seed is 32 bytes in hex (64 hex digits)", reason="INVALID_SEED")
         if clock is not None and (clock.move_ms <= 0 or clock.bank_ms < 0 or clock.on_timeout not in CONSEQUENCES):
             raise InvalidTournament("a clock has move_ms > 0, bank_ms >= 0 and on_timeout forfeit or auto_move")
+        parsed = parse_entrants(entrants)
+        if clock is None and any(entrant.remote for entrant in parsed):
+            clock = DEFAULT_REMOTE_CLOCK
         created = TournamentCreated(
             game=game,
             players=int(config.players),
             options=dict(options or {}),
-            entrants=parse_entrants(entrants),
+            entrants=parsed,
             matches=matches,
             duplicate=duplicate,
             seed=seed or secrets.token_hex(32),
