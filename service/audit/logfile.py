@@ -17,6 +17,7 @@ from typing import IO, Any
 import msgspec
 
 from engine.core import chain
+from engine.core.canonical import canonical
 from service.store import EntropyRecord, Header
 
 ENTRY_KEYS = ("seq", "seat", "command", "event", "hash", "redacted")
@@ -143,14 +144,19 @@ class LogBuilder:
 # Writing.
 
 
+def _line(item: dict[str, Any], keys: Iterable[str]) -> bytes:
+    """One line: the top-level keys in the given order, every nested object canonical (sorted keys)."""
+    parts = [_encoder.encode(key) + b":" + canonical(item[key]) for key in keys if key in item]
+    return b"{" + b",".join(parts) + b"}\n"
+
+
 def lines(log: AuditLog) -> Iterator[bytes]:
-    """The log's lines (each ends with a newline)."""
-    header = {key: log.header[key] for key in (*chain.HEADER_KEYS, "genesis") if key in log.header}
-    yield _encoder.encode(header) + b"\n"
+    """The log's lines (each ends with a newline): the same log always gives the same bytes."""
+    yield _line(log.header, (*chain.HEADER_KEYS, "genesis"))
     for item in log.entries:
-        yield _encoder.encode({key: item[key] for key in ENTRY_KEYS if key in item}) + b"\n"
+        yield _line(item, ENTRY_KEYS)
     if log.reveal is not None:
-        yield _encoder.encode({"reveal": log.reveal, "head": log.head}) + b"\n"
+        yield _line({"reveal": log.reveal, "head": log.head}, ("reveal", "head"))
 
 
 def write_log(out: IO[bytes], log: AuditLog) -> int:
