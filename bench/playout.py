@@ -125,7 +125,7 @@ class Player:
              ) -> Match:
         """One whole match.
 
-        ``legal_times`` (when given) receives the duration of each ``legal_commands``
+        ``legal_times`` (when given) receives the CPU time of each ``legal_commands``
         call, ``commands`` each command as (seat, command, number of events it caused).
         Whatever goes wrong inside the game is raised as :class:`GameFault`.
         """
@@ -137,7 +137,7 @@ class Player:
             raise GameFault(f"{self.spec.name}: {type(error).__name__}: {error}") from error
 
     def _play(self, legal_times: list[float] | None, commands: list[tuple[int, Any, int]] | None) -> Match:
-        game, choice, clock = self.game, self.rng.choice, time.perf_counter
+        game, choice, clock = self.game, self.rng.choice, time.thread_time
         is_over, to_act, legal_commands = game.is_over, game.to_act, game.legal_commands
         state, log, seed = self.new_state()
         start_events = len(log)

@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import statistics
 import tempfile
-import time
 import uuid
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
-from bench.harness import Context, Probe, Unavailable, timed_loop
+from bench.harness import Context, Probe, Unavailable, cpu_clock, timed_loop
 from bench.longlog import LongLog, long_log
 from bench.playout import load_game
 from engine.core.replay import fold
@@ -109,7 +108,7 @@ class StoreReplayProbe(Probe):
 
     def _breakdown(self) -> dict[str, Any]:
         """Where a replay's time goes: reading + decoding, and folding (medians of 5)."""
-        clock = time.perf_counter
+        clock = cpu_clock
         load, fold_times = [], []
         for _ in range(5):
             start = clock()

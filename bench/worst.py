@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench.harness import Context, Probe, Unavailable
+from bench.harness import Context, Probe, Unavailable, cpu_clock
 from bench.playout import SPECS, Player, load_game
 from engine.core.cards import STANDARD_PACK
 from engine.core.protocol import Setup
@@ -231,7 +231,7 @@ class WorstLegalProbe(Probe):
         self.player.play()  # warm up
 
     def _time_position(self, built: Built, budget: float) -> float:
-        legal, state, seat, clock = self.game.legal_commands, built.state, built.seat, time.perf_counter
+        legal, state, seat, clock = self.game.legal_commands, built.state, built.seat, cpu_clock
         times = []
         start = clock()
         while True:
@@ -253,13 +253,13 @@ class WorstLegalProbe(Probe):
             figures[key] = max(figures.get(key, 0.0), built.times[-1] * 1e3)
         steps: list[float] = []
         deals = 0
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), cpu_clock()
         while True:
             match = self.player.play(legal_times=steps)
             deals += self.player.deals(match)
-            elapsed = time.perf_counter() - start
-            if elapsed >= 2 * share:
+            if time.perf_counter() - start >= 2 * share:
                 break
+        elapsed = cpu_clock() - start_cpu
         self._steps.extend(steps)
         figures["median_step_ms"] = statistics.median(steps) * 1e3
         figures["deal_ms"] = elapsed / max(1, deals) * 1e3
