@@ -154,7 +154,8 @@ def test_another_legal_command_in_place_of_the_one_played(game: str) -> None:
 @pytest.mark.parametrize("game", GAMES)
 def test_a_wrong_seed(game: str) -> None:
     log = fresh(game)
-    log.reveal = {**log.reveal, "seed": "ab" * 32}
+    assert log.reveal is not None
+    log.reveal["seed"] = "ab" * 32
     caught = failure(log)
     assert caught.where == "reveal" and "seed_commitment" in caught.message
     # a forger who also commits to the new seed and rewrites the chain: the match_seeded event betrays it
@@ -173,10 +174,12 @@ def test_a_wrong_seed(game: str) -> None:
 @pytest.mark.parametrize("game", GAMES)
 def test_a_wrong_seat_entropy(game: str) -> None:
     log = fresh(game, "entropy")
+    assert log.reveal is not None
     log.reveal["seat_entropy"][1] = "cd" * 32
     caught = failure(log)
     assert caught.where == "reveal" and "seat 1" in caught.message
     log = fresh(game, "entropy")
+    assert log.reveal is not None
     log.header["seat_commitments"][0] = fairness.commitment("cd" * 32)
     log.reveal["seat_entropy"][0] = "cd" * 32  # a consistent lie about seat 0: the deals betray it
     caught = failure(rechain(log))
