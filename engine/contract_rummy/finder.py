@@ -25,8 +25,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import cache
 from itertools import combinations
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from engine.contract_rummy.melds import JOKER_PREFIX, POSITION, RUN, SET, face_at
 from engine.core.cards import JOKER, RANKS, SUITS
@@ -65,24 +66,27 @@ def _naturals_ok(naturals: int, jokers: int, rule: str) -> bool:
     return naturals >= 1 and (rule == "one" or jokers <= naturals)
 
 
-def _set_candidates(
-    counts: Counts, jokers: int, rule: str, substitute: bool, sizes: Iterable[int] = (3,)
-) -> list[Candidate]:
+def _set_candidates(counts: Counts, jokers: int, rule: str, substitute: bool, sizes: Iterable[int] = (3,)
+                    ) -> list[Candidate]:
+    """Sets of the given sizes. Without ``substitute`` a joker only claims a suit of which the hand
+    holds no card of that rank (a joker standing for a card the hand holds can trade places with it)."""
     out = []
     for rank in RANKS:
         suits = [suit for suit in SUITS if counts.get(rank + suit, 0) > 0]
         if not suits:
             continue
+        absent = [suit for suit in SUITS if suit not in suits]
         for size in sizes:
-            low_k = 1 if substitute else min(len(suits), size)
-            for k in range(min(len(suits), size), low_k - 1, -1):
+            for k in range(min(len(suits), size), 0, -1):
                 need = size - k
                 if need > jokers or not _naturals_ok(k, need, rule):
                     continue
+                if not substitute and need > len(absent):
+                    continue
                 for chosen in combinations(suits, k):
-                    missing = [suit for suit in SUITS if suit not in chosen][:need]
+                    missing = absent + [suit for suit in suits if suit not in chosen]
                     naturals = tuple(rank + suit for suit in chosen)
-                    cards = naturals + tuple(JOKER_PREFIX + rank + suit for suit in missing)
+                    cards = naturals + tuple(JOKER_PREFIX + rank + suit for suit in missing[:need])
                     out.append(Candidate(SET, cards, naturals, need, "", rank, 0, 0))
     return out
 
@@ -228,13 +232,87 @@ def _search(
     return list(chosen) if walk(0, 0) else None
 
 
+_ACE_BITS: Final = 1 << 1 | 1 << 14
+
+
+@cache
+def _window_costs(mask: int, length: int) -> tuple[int, ...]:
+    """The three smallest joker costs of a run window of ``length`` in a suit whose naturals
+    occupy the positions of ``mask`` (bit p for position p), windows with a natural only."""
+    window = (1 << length) - 1
+    held = [(mask >> low & window).bit_count() for low in range(1, 16 - length)]
+    return tuple(sorted(length - count for count in held if count))[:3]
+
+
+def feasible(counts: Counts, jokers: int, shape: Shape) -> bool:
+    """A quick necessary test: could the hand hold the shape's melds at all (jokers counted)?
+
+    ``k`` sets of a rank with ``s`` suits and ``c`` cards in the hand need at least
+    ``max(k * (3 - s), 3k - c)`` jokers; a run needs at least as many jokers as the best window of
+    the minimum length in its suit lacks. The cheapest choices together may not need more
+    jokers than the hand holds.
+    """
+    naturals = sum(counts.values())
+    if naturals < shape.sets + shape.runs or naturals + jokers < 3 * shape.sets + shape.min_run * shape.runs:
+        return False
+    costs = []
+    if shape.sets:
+        suits_of: dict[str, int] = {}
+        copies_of: dict[str, int] = {}
+        for code, number in counts.items():
+            if number > 0:
+                rank = code[:-1]
+                suits_of[rank] = suits_of.get(rank, 0) + 1
+                copies_of[rank] = copies_of.get(rank, 0) + number
+        one = shape.naturals == "one"
+        most = 1 if shape.distinct_set_ranks else shape.sets
+        set_costs = []
+        for rank, suits in suits_of.items():
+            if suits < 2 and not one:
+                continue
+            each = 3 - suits if suits < 3 else 0
+            copies = copies_of[rank]
+            spent = 0
+            for k in range(1, most + 1):
+                if 3 * k > copies + jokers:
+                    break
+                # k sets of one rank need at least k * each jokers, and 3k cards from c naturals
+                total = max(k * each, 3 * k - copies)
+                set_costs.append(total - spent)
+                spent = total
+        if len(set_costs) < shape.sets:
+            return False
+        costs += sorted(set_costs)[: shape.sets]
+    if shape.runs:
+        masks = dict.fromkeys(SUITS, 0)
+        for code, number in counts.items():
+            if number > 0:
+                rank = code[:-1]
+                masks[code[-1]] |= _ACE_BITS if rank == "A" else 1 << POSITION[rank]
+        run_costs: list[int] = []
+        forbidden = shape.suit_rule == "forbidden"
+        for mask in masks.values():
+            if mask:
+                cheapest = _window_costs(mask, shape.min_run)
+                if forbidden:
+                    run_costs.append(cheapest[0])
+                else:
+                    run_costs += cheapest
+        if len(run_costs) < shape.runs:
+            return False
+        costs += sorted(run_costs)[: shape.runs]
+    return sum(costs) <= jokers
+
+
 def find_layout(hand: Iterable[str], shape: Shape, leftover_ok: LeftoverRule, pin: str | None = None) -> Layout | None:
     """A layout of ``shape`` from ``hand`` whose leftover ``leftover_ok`` accepts, or None."""
     counts: Counts = Counter(hand)
     jokers = counts.pop(JOKER, 0)
+    if not feasible(counts, jokers, shape):
+        return None
     refused = [False]
     found = _search(counts, jokers, shape, leftover_ok, pin, False, refused)
-    if found is None and jokers and (jokers >= 2 or shape.naturals != "one" or refused[0]):
+    if found is None and jokers:
         found = _search(counts, jokers, shape, leftover_ok, pin, True, refused)
     if found is not None:
         return [candidate.cards for candidate in found]

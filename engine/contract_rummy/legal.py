@@ -24,7 +24,7 @@ from engine.contract_rummy.commands import (
     SwapJoker,
 )
 from engine.contract_rummy.config import Config
-from engine.contract_rummy.finder import Counts, LeftoverRule, Shape, find_layout, three_runs_cover
+from engine.contract_rummy.finder import Counts, LeftoverRule, Shape, feasible, find_layout, three_runs_cover
 from engine.contract_rummy.melds import (
     JOKER_PREFIX,
     POSITION,
@@ -125,8 +125,18 @@ def _draws(state: State, seat: int) -> list[Command]:
     hand = state.hands[seat]
     if pile and can_discard_any(state.config, pile[0], (*hand, pile[0])):
         commands.append(DrawDiscard())
-    if state.config.discard_dig:
+    if state.config.discard_dig and len(pile) >= 2:
+        # A seat not yet down needs the whole contract from its hand and the dug cards: the
+        # quick test skips the depths where even that fails (most of them).
+        shape = None if state.contract_met[seat] or all_at_once(state) else contract_shape(state)
+        counts = Counter(hand)
+        counts[pile[0]] += 1
         for depth in range(2, len(pile) + 1):
+            counts[pile[depth - 1]] += 1
+            if shape is not None:
+                naturals = dict(counts)
+                if not feasible(naturals, naturals.pop(JOKER, 0), shape):
+                    continue
             dig = dig_command(state, seat, depth)
             if dig is not None:
                 commands.append(dig)
