@@ -26,6 +26,7 @@ from bench.playout import MATCH_UNITS, SPECS
 from bench.report import Row, RowBuilder, Target, anchor_row, as_dict, compared_row, markdown, render
 from bench.rpc import SubmitProbe
 from bench.store_replay import StoreReplayProbe
+from bench.verify import VerifyProbe
 from bench.worst import ContractFinderProbe, SeepLegalWorstProbe
 
 GAMES = ("all_fours", "seep", "contract_rummy")
@@ -117,6 +118,15 @@ def _store_rows(name: str, label: str, target: Target | None) -> RowBuilder:
     return rows
 
 
+def _verify_rows(results: Mapping[str, Result]) -> list[Row]:
+    result = results["audit.verify"]
+    note = _info_note(result, ["log", "file_bytes"])
+    return [
+        compared_row("audit log verify (long log)", result, "verify_events_per_s", "events/s", result,
+                     "replay_events_per_s", "replay of the file", None, note),
+    ]
+
+
 def _submit_rows(store: str, ceiling: float) -> RowBuilder:
     def rows(results: Mapping[str, Result]) -> list[Row]:
         result, echo = results[f"submit.{store}"], results["grpc.echo"]
@@ -156,6 +166,7 @@ def catalogue() -> dict[str, Entry]:
         lambda: StoreReplayProbe("sqlite:"),
         _store_rows("store.replay.sqlite", "store replay (long log, SQLite)", None),
     )
+    entries["audit.verify"] = Entry(VerifyProbe, _verify_rows)
     entries["submit.memory"] = Entry(lambda: SubmitProbe("memory"), _submit_rows("memory", 1.5))
     entries["submit.sqlite"] = Entry(lambda: SubmitProbe("sqlite"), _submit_rows("sqlite", 2.2))
     entries["bots.remote"] = Entry(RemoteBotsProbe, matches_rows("bots.remote", "random bots over gRPC"))
