@@ -49,7 +49,7 @@ async def test_the_integrators_walkthrough_runs_in_order(address: str) -> None:
 
 
 async def test_the_bot_authors_quickstart_plays_a_match(address: str, tmp_path: Path) -> None:
-    (script,) = python_blocks("bot-authors.md")
+    script = python_blocks("bot-authors.md")[0]  # section 3 (section 5: tests/remote_bots/test_docs_bot.py)
     path = tmp_path / "my_bot.py"
     path.write_text(script)
     result = await asyncio.to_thread(

@@ -1,0 +1,35 @@
+"""The ~20-line bot of docs/bot-authors.md (section 5) plays a tournament as written."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import sys
+from pathlib import Path
+
+from service.server import Running
+
+REPO = Path(__file__).resolve().parents[2]
+BLOCK = re.compile(r"```python\n(.*?)```", re.DOTALL)
+
+
+async def test_the_twenty_line_bot_plays_its_tournament(server: Running, tmp_path: Path) -> None:
+    blocks = BLOCK.findall((REPO / "docs" / "bot-authors.md").read_text())
+    script = next(block for block in blocks if "play_tournament" in block)
+    assert len(script.strip().splitlines()) <= 26
+    path = tmp_path / "my_bot.py"
+    path.write_text(script)
+    tournaments = server.bots.tournaments  # type: ignore[union-attr]
+    tid = await tournaments.create("all_fours", ["mybot", "random", "heuristic"], players=2, matches=2,
+                                   duplicate=True, seed="12" * 32)
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, str(path), f"127.0.0.1:{server.port}", tid, cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(REPO)}, stderr=asyncio.subprocess.PIPE,
+    )
+    _, err = await asyncio.wait_for(process.communicate(), 120)
+    assert process.returncode == 0, err.decode()
+    table = await tournaments.wait(tid)
+    assert table.finished and table.played == 6
+    mybot = next(row for row in table.rows if row.name == "mybot")
+    assert mybot.matches == 4 and mybot.timeouts == 0
