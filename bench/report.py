@@ -139,9 +139,20 @@ def notes(rows: list[Row]) -> list[str]:
     return lines
 
 
-def markdown(rows: list[Row]) -> str:
-    """The table as GitHub markdown (for docs/benchmarks.md)."""
-    lines = ["| name | figure | unit | anchor | ratio | target | verdict |", "|---|---:|---|---|---:|---:|---|"]
+def markdown(rows: list[Row], facts: Mapping[str, Any] | None = None, settings_line: str = "") -> str:
+    """The table as GitHub markdown (for docs/benchmarks.md), after the machine facts when given."""
+    lines = []
+    if facts is not None:
+        versions = ", ".join(f"{name} {version}" for name, version in facts["versions"].items())
+        lines += [
+            f"Machine: {facts['cpu']}, {facts['cores']} cores ({facts['usable_cores']} usable), {facts['python']}, "
+            f"{facts['platform']}; commit {facts['commit']}; 1-minute load average {facts.get('load_at_start')} at "
+            f"the start, {facts.get('load_at_end')} at the end. {versions}.",
+            "",
+            f"{settings_line}.",
+            "",
+        ]
+    lines += ["| name | figure | unit | anchor | ratio | target | verdict |", "|---|---:|---|---|---:|---:|---|"]
     for row in rows:
         ratio = fmt_ratio(row.ratio)
         cells = [row.name, fmt(row.figure), row.unit, row.anchor, ratio, row.target, row.verdict]

@@ -244,7 +244,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps(report_json(rows, results, facts, settings), indent=2, default=str) + "\n")
     if args.markdown:
-        args.markdown.write_text(markdown(rows) + "\n")
+        args.markdown.write_text(markdown(rows, facts, settings_line) + "\n")
     return 1 if any(result.error for result in results.values()) else 0
 
 

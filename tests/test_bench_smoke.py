@@ -66,4 +66,4 @@ def test_the_command_writes_table_json_and_markdown(tmp_path: Path, capsys: pyte
     report = json.loads(out_json.read_text())
     assert report["machine"]["cpu"] and report["machine"]["python"]
     assert len(report["probes"]["grpc.echo"]["samples"]["p50_us"]) == 2
-    assert out_md.read_text().startswith("| name | figure |")
+    assert out_md.read_text().startswith("Machine: ") and "| name | figure |" in out_md.read_text()
