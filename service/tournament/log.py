@@ -124,11 +124,11 @@ def fold_tournament(tournament_id: str, events: Sequence[Any]) -> TournamentStat
     state = TournamentState(tournament_id, first)
     for event in events[1:]:
         apply(state, event)
-    state.version = len(events) - 1
     return state
 
 
 def apply(state: TournamentState, event: Any) -> None:
+    """Fold one event written after ``state.version`` into ``state`` (in place)."""
     if isinstance(event, EntrantRegistered):
         state.registered[event.name] = event.token_hash
     elif isinstance(event, MatchScheduled):

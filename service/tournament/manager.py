@@ -56,6 +56,7 @@ from service.tournament.log import (
     TournamentLog,
     TournamentNotFound,
     TournamentState,
+    apply,
     fold_tournament,
 )
 from service.tournament.players import play_seat, policy_for
@@ -287,17 +288,8 @@ class Tournaments:
     async def _append(self, running: _Running, events: list[Any]) -> None:
         """Write events after the tournament's version (lock held by the caller) and fold them."""
         await asyncio.to_thread(self.log.append, running.uuid, running.state.version, events)
-        state = running.state
         for event in events:
-            if isinstance(event, EntrantRegistered):
-                state.registered[event.name] = event.token_hash
-            elif isinstance(event, MatchScheduled):
-                state.scheduled[event.match_no] = event
-            elif isinstance(event, MatchFinished):
-                state.finished[event.match_no] = event
-            elif isinstance(event, TournamentFinished):
-                state.over = True
-            state.version += 1
+            apply(running.state, event)
         async with running.changed:
             running.changed.notify_all()
 
