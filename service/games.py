@@ -48,6 +48,7 @@ from engine.core.registry import UnknownGame, get_game
 from engine.core.replay import fold, new_match
 from engine.core.seat_events import with_seat_events
 from service.audit.logfile import log_header, reveal, seat_values, with_genesis
+from service.batching import group_commit
 from service.feed import Feed
 from service.snapshots import SnapshotStore, every_from_env
 from service.store import EntropyRecord, EventStore, GameNotFound, Header, Note, StaleSequence
@@ -66,6 +67,8 @@ MAX_FINISHED = 256
 STORE_TIMEOUT = float(os.environ.get("CARDGAMES_STORE_TIMEOUT") or 10.0)
 #: Attempts of a command sent without expected_sequence that meets another process's write.
 SUBMIT_ATTEMPTS = 3
+#: Writer threads with group commit (each waits while one writes for all).
+WRITERS = 64
 #: Store calls that only read: they run on their own threads, so that reads never queue behind
 #: writes (which the store serializes: one insert at a time on PostgreSQL, one writer on SQLite).
 READS = frozenset({"header", "events", "log", "head", "load", "_load", "_state_at", "entropy", "latest"})
@@ -375,7 +378,11 @@ class Games:
         #: refuse it (a ServiceError) or add events (service/clocks.py: deadlines and time banks).
         self.clock_hook: Callable[[_Live, int, list[Any]], list[Any]] | None = None
         self.feed: Feed | None = None
-        self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="cardgames-store")
+        # Writes of concurrent commands share transactions (group commit); their threads mostly
+        # wait for the one that writes, so there are many.
+        self.group_commit = group_commit(store)
+        writers = max(workers, WRITERS) if self.group_commit is not None else workers
+        self._executor = ThreadPoolExecutor(max_workers=writers, thread_name_prefix="cardgames-store")
         self._readers = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="cardgames-read")
         self._live: OrderedDict[UUID, _Live] = OrderedDict()
         self._loading: dict[UUID, asyncio.Lock] = {}

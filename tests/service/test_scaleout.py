@@ -221,3 +221,42 @@ async def test_only_the_latest_finished_games_stay_cached() -> None:
     assert ids[0] not in games._live and ids[1] in games._live
     assert (await games.view(str(ids[0]), None)).over  # reloaded from the store when asked again
     games._executor.shutdown(wait=True)
+
+
+# ---------------------------------------------------------------------------
+# Group commit.
+
+
+def test_group_commit_shares_transactions_and_isolates_a_conflict(tmp_path: Any) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+    from uuid import uuid4
+
+    from eventsourcing.persistence import IntegrityError, StoredEvent
+
+    from service.batching import GroupCommit, group_commit
+
+    store = EventStore.from_url(f"sqlite://{tmp_path}/group.sqlite")
+    batching = group_commit(store)
+    assert isinstance(batching, GroupCommit) and group_commit(store) is batching  # wrapped once
+    assert group_commit(EventStore.from_url("memory:")) is None
+    taken = uuid4()
+    store.recorder.insert_events([StoredEvent(taken, 1, "t", b"x")])
+    streams = [uuid4() for _ in range(200)]
+
+    def insert(index: int) -> str:
+        game = taken if index % 50 == 0 else streams[index]  # every 50th conflicts with the taken version
+        try:
+            store.recorder.insert_events([StoredEvent(game, 1, "t", b"a"), StoredEvent(game, 2, "t", b"b")])
+            return "ok"
+        except IntegrityError:
+            return "conflict"
+
+    with ThreadPoolExecutor(64) as pool:
+        outcomes = list(pool.map(insert, range(200)))
+    assert outcomes.count("conflict") == 4 and outcomes.count("ok") == 196
+    for index, game in enumerate(streams):
+        records = store.recorder.select_events(game)
+        assert len(records) == (0 if index % 50 == 0 else 2)  # all or nothing per command
+    assert len(store.recorder.select_events(taken)) == 1
+    assert batching.batches == 1 + 196 and batching.transactions < batching.batches  # shared transactions
+    store.close()

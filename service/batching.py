@@ -1,0 +1,124 @@
+"""Group commit: the inserts of concurrent commands (of any games) written in one transaction.
+
+A durable store pays one disk flush per transaction, and the library serializes its inserts
+(PostgreSQL: an exclusive table lock, so that notification ids follow commit order; SQLite:
+one writer), so with one transaction per command a process writes at most about one
+command per flush. :class:`GroupCommit` wraps the application recorder: while one insert is
+being written, the inserts that arrive meanwhile queue up, and the next transaction writes
+them all (leader/follower: the first waiting thread writes for everyone queued behind it).
+
+Each command keeps its own all-or-nothing outcome: when the combined insert fails on a
+unique key (another writer took one of the sequences), every batch in it is written again
+on its own, so only the conflicting command gets the IntegrityError. Any other failure (disk
+full, database down) fails every batch of that transaction, none of which was written.
+Everything else the recorder does (selects, subscriptions) passes through untouched.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from eventsourcing.persistence import ApplicationRecorder, IntegrityError, StoredEvent
+
+#: At most this many commands' inserts in one transaction.
+MAX_BATCH = 256
+
+
+class _Pending:
+    __slots__ = ("done", "error", "records", "result")
+
+    def __init__(self, records: Sequence[StoredEvent]) -> None:
+        self.records = records
+        self.done = threading.Event()
+        self.result: Any = None
+        self.error: BaseException | None = None
+
+
+class GroupCommit:
+    """An application recorder whose ``insert_events`` calls from many threads share transactions."""
+
+    def __init__(self, recorder: ApplicationRecorder, max_batch: int = MAX_BATCH) -> None:
+        self.recorder = recorder
+        self.max_batch = max_batch
+        self.transactions = 0  #: combined inserts written (for tests and metrics)
+        self.batches = 0  #: commands' inserts written through them
+        self._queue: list[_Pending] = []
+        self._lock = threading.Lock()
+        self._writing = False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.recorder, name)
+
+    def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Any:
+        if kwargs:  # tracking records and the like: not batched
+            return self.recorder.insert_events(stored_events, **kwargs)
+        mine = _Pending(stored_events)
+        with self._lock:
+            self._queue.append(mine)
+            lead = not self._writing
+            if lead:
+                self._writing = True
+        if lead:
+            self._lead()
+        mine.done.wait()
+        if mine.error is not None:
+            raise mine.error
+        return mine.result
+
+    def _lead(self) -> None:
+        """Write what is queued, then what queued up meanwhile, until the queue is empty."""
+        while True:
+            with self._lock:
+                batch, self._queue = self._queue[: self.max_batch], self._queue[self.max_batch :]
+                if not batch:
+                    self._writing = False
+                    return
+            self._write(batch)
+
+    def _write(self, batch: list[_Pending]) -> None:
+        try:
+            if len(batch) == 1:
+                self._settle(batch[0])
+                return
+            records = [record for pending in batch for record in pending.records]
+            try:
+                ids = self.recorder.insert_events(records)
+            except IntegrityError:  # someone's sequence was taken: each alone, so only it fails
+                for pending in batch:
+                    self._settle(pending)
+                return
+            except BaseException as error:
+                for pending in batch:
+                    pending.error = error
+                return
+            self.transactions += 1
+            self.batches += len(batch)
+            start = 0
+            for pending in batch:
+                end = start + len(pending.records)
+                pending.result = list(ids[start:end]) if ids is not None else None
+                start = end
+        finally:
+            for pending in batch:
+                pending.done.set()
+
+    def _settle(self, pending: _Pending) -> None:
+        try:
+            pending.result = self.recorder.insert_events(pending.records)
+            self.transactions += 1
+            self.batches += 1
+        except BaseException as error:
+            pending.error = error
+
+
+def group_commit(store: Any, max_batch: int = MAX_BATCH) -> GroupCommit | None:
+    """Wrap a durable store's recorder (SQLite, PostgreSQL) in a :class:`GroupCommit`, once; None in memory."""
+    recorder = store.recorder
+    if isinstance(recorder, GroupCommit):
+        return recorder
+    if str(store.env.get("PERSISTENCE_MODULE", "")).endswith("popo"):
+        return None
+    store.recorder = GroupCommit(recorder, max_batch)
+    return store.recorder
