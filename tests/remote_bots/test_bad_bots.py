@@ -37,8 +37,8 @@ async def test_a_flooding_garbage_sending_bot_hurts_nothing_but_its_own_seat(
     games, clocks = server.games, server.bots.clocks  # type: ignore[union-attr]
     bad = await games.create("all_fours", {}, 2, seed=SEED)
     good = await games.create("all_fours", {}, 2, seed=SEED)
-    for created in (bad, good):
-        await clocks.keep(created.game_id, created.seat_tokens, ClockOptions(move_ms=1500, on_timeout="forfeit"))
+    await clocks.keep(bad.game_id, bad.seat_tokens, ClockOptions(move_ms=1500, on_timeout="forfeit"))
+    await clocks.keep(good.game_id, good.seat_tokens, ClockOptions(move_ms=30_000, on_timeout="forfeit"))
     seat = (await games.view(bad.game_id, None)).to_act[0]
     other = 1 - seat
     start_sequence = (await games.view(bad.game_id, None)).sequence
@@ -94,7 +94,9 @@ async def test_a_flooding_garbage_sending_bot_hurts_nothing_but_its_own_seat(
     async def bad_over() -> bool:
         return (await games.view(bad.game_id, None)).over
 
-    while not await bad_over():
+    for _ in range(600):
+        if await bad_over():
+            break
         await asyncio.sleep(0.05)
     events = await _events(server, bad.game_id)
     # nothing the bad bot sent was written: the log goes from the deal straight to its timeout
@@ -123,7 +125,9 @@ async def test_a_disconnected_bot_is_waited_for_then_auto_moved_and_resumes_on_r
     async def timed_out() -> list[SeatTimedOut]:
         return [e for e in await _events(server, created.game_id) if isinstance(e, SeatTimedOut)]
 
-    while not await timed_out():
+    for _ in range(1500):
+        if await timed_out():
+            break
         await asyncio.sleep(0.02)
     (event,) = await timed_out()
     assert (event.seat, event.reason, event.consequence) == (seat, "disconnected", "auto_move")
