@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import pytest
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 from engine.core import chain, fairness
 from engine.core.canonical import canonical
 from engine.core.registry import get_game
+from service.audit.logfile import LogBuilder, to_bytes
 from tests.audit.helpers import GAMES, played_log
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "log-format.md"
@@ -82,3 +84,23 @@ def test_a_struct_hashes_as_its_plain_data(game: str) -> None:
         if "command" in item:
             command = msgspec.convert(item["command"], rules.Command)
             assert canonical(command) == canonical(item["command"])
+
+
+@pytest.mark.parametrize("variant", ["plain", "entropy"])
+@pytest.mark.parametrize("game", GAMES)
+def test_the_log_builder_rebuilds_a_service_log_exactly(game: str, variant: str) -> None:
+    """``LogBuilder`` (logs made outside the service: benchmarks, tools) chains exactly as the service does."""
+    log = played_log(game, variant)
+    assert log.reveal is not None
+    builder = LogBuilder({key: value for key, value in log.header.items() if key != "genesis"}, log.reveal["seed"])
+    batch: list[dict[str, Any]] = []
+    for item in [*log.entries, None]:
+        if item is None or "command" in item:
+            if batch:
+                first = batch[0]
+                builder.add([entry["event"] for entry in batch], first.get("seat"), first.get("command"))
+            batch = []
+        if item is not None:
+            batch.append(item)
+    rebuilt = builder.finish(log.reveal)
+    assert to_bytes(rebuilt) == to_bytes(log)
