@@ -68,7 +68,7 @@ async def test_garbage_answers_are_asked_again_then_left_to_the_clock(server: Ru
     created = await server.games.create("all_fours", {}, 2, seed=SEED)
     seat = (await server.games.view(created.game_id, None)).to_act[0]
     await server.bots.clocks.keep(created.game_id, created.seat_tokens,  # type: ignore[union-attr]
-                                  ClockOptions(move_ms=300, on_timeout="forfeit"))
+                                  ClockOptions(move_ms=2000, on_timeout="forfeit"))
     program = LineProgram(["sh", "-c", "while read line; do echo 'not json {'; done"])
     await program.start()
     try:
