@@ -11,10 +11,10 @@ gRPC layer puts in ``google.rpc.ErrorInfo.reason``); the rules' own refusals are
 :class:`Rejected`, whose reason is the FORMAT.md code in upper case. No error writes
 anything.
 
-The audit log (docs/log-format.md): each game keeps its hash chain in memory (the head
-after every sequence, from the genesis of its log header), returns the head with every
-accepted command and view, keeps every accepted command with the first event of its
-batch, and reveals the server's seed in the log once the match is over. A game created
+The audit log (docs/log-format.md): each event's chain hash is computed here (from the
+genesis of the game's log header) and kept in its record with the command that caused its
+batch; a live game holds the head, returned with every accepted command and view; the
+log reveals the server's seed once the match is over. A game created
 with ``seat_entropy`` first waits for every seat to commit to and then reveal entropy of
 its own; the match starts (its first shuffle) with the last reveal.
 """
