@@ -7,8 +7,10 @@ from typing import Final
 from engine.all_fours.commands import Command
 from engine.all_fours.config import DEFAULT_PLAYERS, PLAYER_COUNTS, Config, make_config
 from engine.all_fours.describe import describe
+from engine.all_fours.determinize import determinize, search_episode, search_reward
 from engine.all_fours.events import Event
 from engine.all_fours.evolve import evolve
+from engine.all_fours.heuristic import heuristic_policy
 from engine.all_fours.legal import legal_commands
 from engine.all_fours.rules import decide, start
 from engine.all_fours.snapshot import from_snapshot, snapshot
@@ -31,14 +33,18 @@ __all__ = [
     "audience",
     "decide",
     "describe",
+    "determinize",
     "evolve",
     "from_snapshot",
+    "heuristic_policy",
     "initial",
     "is_over",
     "legal_commands",
     "make_config",
     "outcome",
     "redact",
+    "search_episode",
+    "search_reward",
     "snapshot",
     "start",
     "to_act",

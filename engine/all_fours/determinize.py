@@ -1,0 +1,216 @@
+"""What the search bot needs from All Fours: determinization, its episode and its reward.
+
+``determinize`` builds a full :class:`State` from the public config and one seat's
+:class:`View` only. The seat's own hand, the played cards, the turn-up, the set-aside
+turn-ups and the exposed cards are known; every other card (the unseen pool) is dealt
+at random to the hidden places: the other hands (their sizes are public) and the
+stock. Voids that play revealed are respected: a player who neither followed the suit
+led nor trumped has none of that suit left; one who did not follow a trump lead has no
+trump. The view shows the cards of each side's won tricks (one block of N cards per
+trick, in play order) but not who played them, so the seats of past tricks are
+re-derived: the winning card of a block belongs to the side that took it, and the most
+recent trick was won by the current leader; the rest is a random but consistent guess.
+That guess feeds the original holders (``in_play``) that High, Low and the jack score
+by. A fresh random source replaces the hidden one: the next shuffle is a stacked order
+drawn from ``rng`` (cheaper than the seeded shuffle), later ones come from a random seed.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Hashable, Sequence
+
+from engine.all_fours.cards import count_points, side_of
+from engine.all_fours.config import Config
+from engine.all_fours.state import PLAY, Played, State
+from engine.all_fours.tricks import trick_winner
+from engine.all_fours.view import View
+from engine.core.cards import STANDARD_PACK
+from engine.core.chance import Chance
+
+#: Attempts at a deal that respects every void before the voids are dropped (cannot happen on a real view).
+ATTEMPTS = 20
+
+
+def _void_after(trick: Sequence[Played], trump: str | None, voids: list[set[str]]) -> None:
+    """Record the voids a (partial) trick shows: no card of the suit led, and not a trump either (A10)."""
+    if not trick:
+        return
+    led = trick[0].card[-1]
+    for played in trick[1:]:
+        suit = played.card[-1]
+        if led == trump:
+            if suit != trump:
+                voids[played.seat].add(led)
+        elif suit != led and suit != trump:
+            voids[played.seat].add(led)
+
+
+def _past_tricks(view: View, rng: random.Random, voids: list[set[str]]) -> list[list[str]]:
+    """The cards each seat played in the finished tricks of this deal (a consistent guess, see the module)."""
+    players = view.players
+    played: list[list[str]] = [[] for _ in range(players)]
+    if view.trump is None or view.phase != PLAY:
+        return played
+    leader = view.trick[0].seat if view.trick else view.to_act
+    for side, won in enumerate(view.tricks_won):
+        blocks = [won[i : i + players] for i in range(0, len(won), players)]
+        for number, block in enumerate(blocks):
+            position = trick_winner([Played(i, card) for i, card in enumerate(block)], view.trump)
+            latest = leader is not None and side == side_of(leader) and number == len(blocks) - 1
+            members = [seat for seat in range(players) if side_of(seat) == side]
+            if latest:
+                assert leader is not None
+                winner = leader
+            else:
+                winner = members[rng.randrange(len(members))]
+            first = (winner - position) % players
+            trick = [Played((first + i) % players, card) for i, card in enumerate(block)]
+            for entry in trick:
+                played[entry.seat].append(entry.card)
+            if latest or len(members) == 1:  # who played what is certain: its voids are real
+                _void_after(trick, view.trump, voids)
+    return played
+
+
+def _deal(pool: list[str], needs: list[int], voids: list[set[str]], rng: random.Random) -> list[list[str]] | None:
+    """Deal ``pool`` to places with ``needs`` cards each, never a card of a suit the place is void in.
+
+    The few cards of a suit somebody is void in go first, each to a free slot of a place
+    that may hold it; the rest fill the remaining slots in a random order.
+    """
+    barred = set().union(*voids)
+    room = list(needs)
+    out: list[list[str]] = [[] for _ in needs]
+    free = pool
+    if barred:
+        free = []
+        constrained: list[str] = []
+        for card in pool:
+            (constrained if card[-1] in barred else free).append(card)
+        rng.shuffle(constrained)
+        for card in constrained:
+            suit = card[-1]
+            total = sum(room[i] for i in range(len(room)) if suit not in voids[i])
+            if total == 0:
+                return None
+            pick = rng.randrange(total)
+            for i, slots in enumerate(room):
+                if slots == 0 or suit in voids[i]:
+                    continue
+                if pick < slots:
+                    out[i].append(card)
+                    room[i] -= 1
+                    break
+                pick -= slots
+    rng.shuffle(free)
+    at = 0
+    for i, slots in enumerate(room):
+        out[i].extend(free[at : at + slots])
+        at += slots
+    return out
+
+
+def determinize(config: Config, view: View, rng: random.Random) -> State:
+    """A full state consistent with ``view`` (a seat's view), the unseen cards dealt at random."""
+    seat = view.viewer
+    if seat is None:
+        raise ValueError("determinize needs a seat's view, not a spectator's")
+    players = view.players
+    known = set(view.hand)
+    for cards in view.exposed:
+        known.update(cards)
+    for cards in view.tricks_won:
+        known.update(cards)
+    known.update(played.card for played in view.trick)
+    known.update(view.set_aside)
+    if view.turn_up is not None:
+        known.add(view.turn_up)
+    pool = [card for card in STANDARD_PACK if card not in known]
+
+    voids: list[set[str]] = [set() for _ in range(players)]
+    past = _past_tricks(view, rng, voids)
+    _void_after(view.trick, view.trump, voids)
+    # places 0..N-1: the unseen part of each hand (the viewer's own hand is seen unless held back); N: the stock
+    holding = [list(view.exposed[s]) if s != seat else list(view.hand) for s in range(players)]
+    needs = [view.hand_sizes[s] - len(holding[s]) for s in range(players)] + [view.stock_size]
+    if sum(needs) != len(pool) or min(needs) < 0:
+        raise ValueError(f"the view does not add up: {len(pool)} unseen cards for places of {needs}")
+    place_voids = [*voids, set()]
+    place_voids[seat] = set()
+    dealt = None
+    for _ in range(ATTEMPTS):
+        dealt = _deal(list(pool), needs, place_voids, rng)
+        if dealt is not None:
+            break
+    if dealt is None:  # the voids cannot all hold (not on a real view): ignore them
+        dealt = _deal(list(pool), needs, [set() for _ in needs], rng)
+        assert dealt is not None
+    hands = tuple(tuple(holding[s] + dealt[s]) for s in range(players))
+    stock = dealt[players]
+    rng.shuffle(stock)
+    next_pack = list(STANDARD_PACK)
+    rng.shuffle(next_pack)
+    in_play: tuple[tuple[str, ...], ...] = tuple(() for _ in range(players))
+    if view.trump is not None and view.phase == PLAY:
+        in_trick: list[list[str]] = [[] for _ in range(players)]
+        for played in view.trick:
+            in_trick[played.seat].append(played.card)
+        in_play = tuple(hands[s] + tuple(past[s]) + tuple(in_trick[s]) for s in range(players))
+    return State(
+        config=config,
+        players=players,
+        phase=view.phase,
+        dealer=view.dealer,
+        turn=view.to_act,
+        hand_no=view.hand_no,
+        redeal_no=view.redeal_no,
+        hand_size=view.hand_size,
+        hands=hands,
+        stock=tuple(stock),
+        turn_up=view.turn_up,
+        trump=view.trump,
+        set_aside=view.set_aside,
+        run_no=len(view.set_aside),
+        trick=view.trick,
+        trick_no=view.trick_no,
+        tricks_won=view.tricks_won,
+        exposed=view.exposed,
+        scores=view.scores,
+        last_hand=view.last_hand,
+        in_play=in_play,
+        winner=view.winner,
+        chance=Chance(seed=rng.getrandbits(256).to_bytes(32, "big").hex(), decks=(tuple(next_pack),)),
+    )
+
+
+def search_episode(state: State) -> Hashable:
+    """A search looks to the end of the current hand (a redeal after the pack runs out is the same hand)."""
+    return state.hand_no
+
+
+#: Points of one hand that count as a full reward (High + Low + Hang Jack + Game is 6 at most).
+REWARD_SCALE = 4.0
+#: Points per counting point of the Game totals (A11), a tie-breaker between hands of equal points.
+COUNT_SHARE = 0.01
+
+
+def search_reward(root: State, leaf: State) -> tuple[float, ...]:
+    """Per seat: 1 / -1 once the match is won / lost; else the side's net points of the hand, scaled, within ±0.9.
+
+    The next hand's kick, dealt by the same command that scores a hand, is left out; a
+    small share of the hand's Game count difference breaks ties between equal points.
+    """
+    players = root.players
+    if leaf.winner is not None:
+        return tuple(1.0 if side_of(seat) == leaf.winner else -1.0 for seat in range(players))
+    gains = [leaf.scores[side] - root.scores[side] for side in range(2)]
+    counts = [count_points(cards) for cards in leaf.tricks_won]
+    if leaf.hand_no != root.hand_no:
+        for award in leaf.hand_awards:
+            gains[award.side] -= award.points
+        if leaf.last_hand is not None:
+            counts = list(leaf.last_hand.game_totals)
+    net = gains[0] - gains[1] + COUNT_SHARE * (counts[0] - counts[1])
+    net = max(-0.9, min(0.9, net / REWARD_SCALE))
+    return tuple(net if side_of(seat) == 0 else -net for seat in range(players))

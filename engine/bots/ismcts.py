@@ -1,0 +1,194 @@
+"""The search bot: single-observer information-set Monte Carlo tree search (SO-ISMCTS).
+
+Every iteration samples one *determinization*: a full state built by the game's
+``determinize`` from the public config and the seat's view only, with the cards the
+seat cannot see dealt at random. The iteration then walks one shared tree (nodes are
+keyed by command, so statistics from different determinizations add up), expands one
+new command, plays the rest of the current episode (the game's ``search_episode``,
+e.g. the hand) at random or with the heuristic, and credits every command on the
+path with the reward of the seat that chose it (``search_reward``; partners share
+their side's reward). Selection is UCB1 over the commands legal in this
+determinization, counting how often each was available (Cowling, Powley and
+Whitehouse 2012). The choice is the most visited legal command at the root.
+
+The policy never sees the true state: its inputs are the view, the legal commands
+and the rng (``tests/bots/test_ismcts.py`` proves the choice does not change when the
+hidden cards do). The budget is a number of iterations and/or a time limit; the time
+limit needs a ``clock`` from the caller, so the engine itself reads no clock.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any
+
+from engine.bots.policy import BotRules, Policy, bot_rules
+from engine.core.protocol import GameRules, Rejection
+from engine.core.registry import get_game
+
+#: A rollout longer than this many commands is a bug of the game's episode key.
+MAX_ROLLOUT = 10_000
+
+
+class _Node:
+    """The statistics of one command from its parent: visits, summed reward of its chooser, availability."""
+
+    __slots__ = ("avail", "children", "total", "visits")
+
+    def __init__(self) -> None:
+        self.children: dict[Any, _Node] = {}
+        self.visits = 0
+        self.total = 0.0
+        self.avail = 0
+
+
+class SearchError(RuntimeError):
+    """The game refused a command its own legal_commands offered during the search."""
+
+
+class ISMCTSPolicy:
+    """Information-set MCTS under an iteration and/or time budget (see the module docstring)."""
+
+    def __init__(
+        self,
+        game: str,
+        config: Any,
+        *,
+        iterations: int | None = 200,
+        time_limit: float | None = None,
+        clock: Callable[[], float] | None = None,
+        exploration: float = 1.0,
+        rollout: str = "random",
+        root: str = "paired",
+    ) -> None:
+        if iterations is None and time_limit is None:
+            raise ValueError("give an iteration budget, a time limit, or both")
+        if time_limit is not None and clock is None:
+            raise ValueError("a time limit needs a clock (the engine reads none itself)")
+        if root not in ("paired", "ucb"):
+            raise ValueError(f"root must be 'paired' or 'ucb', got {root!r}")
+        if rollout not in ("random", "heuristic"):
+            raise ValueError(f"rollout must be 'random' or 'heuristic', got {rollout!r}")
+        self.game: GameRules = get_game(game)
+        self.rules: BotRules = bot_rules(game)
+        self.config = config
+        self.iterations = iterations
+        self.time_limit = time_limit
+        self.clock = clock
+        self.exploration = exploration
+        self.root = root
+        self.rollout_policy: Policy | None = self.rules.heuristic_policy(config) if rollout == "heuristic" else None
+        #: iterations run by the last ``choose`` (for budgets and reports)
+        self.last_iterations = 0
+
+    def choose(self, view: Any, legal: Sequence[Any], rng: random.Random) -> Any:
+        if len(legal) == 1:
+            self.last_iterations = 0
+            return legal[0]
+        root = _Node()
+        seat: int = view.viewer
+        deadline = None if self.time_limit is None or self.clock is None else self.clock() + self.time_limit
+        done = 0
+        paired = self.root == "paired"
+        offered = [{command} for command in legal] if paired else [set(legal)]
+        while self.iterations is None or done < self.iterations:
+            if done and deadline is not None and self.clock is not None and self.clock() >= deadline:
+                break
+            state = self.rules.determinize(self.config, view, rng)
+            if paired:
+                # every root command on the same determinization and rollout seed: paired comparisons
+                seed = rng.getrandbits(64)
+                for only in offered:
+                    self._iterate(root, state, seat, only, random.Random(seed))
+            else:
+                self._iterate(root, state, seat, offered[0], rng)
+            done += len(offered)
+        self.last_iterations = done
+        best, best_key = legal[0], -math.inf
+        for command in legal:
+            child = root.children.get(command)
+            if child is None or not child.visits:
+                continue
+            key = child.total / child.visits if paired else child.visits
+            if key > best_key:
+                best, best_key = command, key
+        return best
+
+    # --- one iteration -------------------------------------------------------------------
+
+    def _iterate(self, root: _Node, state: Any, seat: int, offered: set[Any], rng: random.Random) -> None:
+        game, rules = self.game, self.rules
+        start = state
+        episode = rules.search_episode(state)
+        node = root
+        path: list[tuple[_Node, int]] = []
+        actor = seat
+        moves: list[Any] = [command for command in game.legal_commands(state, seat) if command in offered]
+        while moves:
+            children = node.children
+            untried = []
+            for command in moves:
+                child = children.get(command)
+                if child is None:
+                    untried.append(command)
+                else:
+                    child.avail += 1
+            if untried:
+                command = untried[rng.randrange(len(untried))]
+                child = children[command] = _Node()
+                child.avail = 1
+                state = self._step(state, actor, command)
+                path.append((child, actor))
+                break
+            command, child = self._select(children, moves)
+            state = self._step(state, actor, command)
+            path.append((child, actor))
+            node = child
+            if game.is_over(state) or rules.search_episode(state) != episode:
+                break
+            actor = game.to_act(state)[0]
+            moves = game.legal_commands(state, actor)
+        state = self._rollout(state, episode, rng)
+        rewards = rules.search_reward(start, state)
+        for child, chooser in path:
+            child.visits += 1
+            child.total += rewards[chooser]
+
+    def _select(self, children: dict[Any, _Node], moves: Sequence[Any]) -> tuple[Any, _Node]:
+        c = self.exploration
+        best_command, best_child, best_score = None, None, -math.inf
+        for command in moves:
+            child = children[command]
+            score = child.total / child.visits + c * math.sqrt(math.log(child.avail) / child.visits)
+            if score > best_score:
+                best_command, best_child, best_score = command, child, score
+        assert best_child is not None
+        return best_command, best_child
+
+    def _step(self, state: Any, seat: int, command: Any) -> Any:
+        events = self.game.decide(state, seat, command)
+        if isinstance(events, Rejection):
+            raise SearchError(f"the game refused its own legal command {command!r} from seat {seat}: {events}")
+        evolve = self.game.evolve
+        for event in events:
+            state = evolve(state, event)
+        return state
+
+    def _rollout(self, state: Any, episode: Hashable, rng: random.Random) -> Any:
+        game, rules = self.game, self.rules
+        policy = self.rollout_policy
+        for _ in range(MAX_ROLLOUT):
+            if game.is_over(state) or rules.search_episode(state) != episode:
+                return state
+            seat = game.to_act(state)[0]
+            legal = game.legal_commands(state, seat)
+            if len(legal) == 1:
+                command = legal[0]
+            elif policy is None:
+                command = legal[int(rng.random() * len(legal))]
+            else:
+                command = policy.choose(game.view(state, seat), legal, rng)
+            state = self._step(state, seat, command)
+        raise SearchError(f"a rollout ran past {MAX_ROLLOUT} commands without ending its episode")

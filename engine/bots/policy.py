@@ -1,0 +1,66 @@
+"""What a bot is: a pure policy from a seat's view and its legal commands to one command.
+
+A policy never receives the state: only ``game.view(state, seat)`` (what the seat may
+see) and ``game.legal_commands(state, seat)``. Its only source of chance is the
+``random.Random`` handed to it. Policies are plain objects, so the in-process arena,
+the tournament runner and a remote bot (which gets the same view over the wire) can
+all drive them.
+
+A game that ships bots adds four names to its package (exported from its
+``__init__``, reached through the registry as ``get_game(name).<name>``):
+``determinize``, ``heuristic_policy``, ``search_episode`` and ``search_reward``
+(:class:`BotRules`).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Hashable, Sequence
+from typing import Any, Protocol, cast
+
+from engine.core.registry import get_game
+
+
+class Policy(Protocol):
+    """A bot: picks one of ``legal`` (never empty) from what its seat sees."""
+
+    def choose(self, view: Any, legal: Sequence[Any], rng: random.Random) -> Any: ...
+
+
+class BotRules(Protocol):
+    """The game-specific pieces the generic bots need (besides the game protocol)."""
+
+    def determinize(self, config: Any, view: Any, rng: random.Random) -> Any:
+        """A full state consistent with everything ``view.viewer`` has seen; hidden cards dealt at random.
+
+        Its inputs hold no hidden card: only the public config and the seat's view.
+        """
+        ...
+
+    def heuristic_policy(self, config: Any) -> Policy:
+        """The game's rules-of-thumb player."""
+        ...
+
+    def search_episode(self, state: Any) -> Hashable:
+        """A key that changes when the part of the match a search looks at ends (e.g. the hand number)."""
+        ...
+
+    def search_reward(self, root: Any, leaf: Any) -> Sequence[float]:
+        """Per seat, how good ``leaf`` is compared with ``root`` (about -1 .. 1; the match's end at the extremes)."""
+        ...
+
+
+BOT_NAMES = ("determinize", "heuristic_policy", "search_episode", "search_reward")
+
+
+class BotsUnavailable(LookupError):
+    """The game has no bot support (yet)."""
+
+
+def bot_rules(game: str) -> BotRules:
+    """The bot pieces of ``game``, reached through the registry; raises :class:`BotsUnavailable`."""
+    module = get_game(game)
+    missing = [name for name in BOT_NAMES if not hasattr(module, name)]
+    if missing:
+        raise BotsUnavailable(f"{game} has no bot support (missing {', '.join(missing)})")
+    return cast(BotRules, module)
