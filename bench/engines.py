@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from bench.harness import Context, Probe, timed_loop
-from bench.playout import SPECS, Match, Player
+from bench.playout import MATCH_UNITS, SPECS, Match, Player
 
 
 class PlayoutProbe(Probe):
@@ -47,9 +47,11 @@ class PlayoutProbe(Probe):
 
     def info(self) -> dict[str, Any]:
         matches = max(1, self._matches)
-        return {
+        facts: dict[str, Any] = {
             "matches_played": self._matches,
             "actions_per_match": round(self._actions / matches, 1),
             "events_per_match": round(self._events / matches, 1),
-            f"{self.spec.unit}_per_match": round(self._units / matches, 2),
         }
+        if self.spec.unit not in MATCH_UNITS:
+            facts[f"{self.spec.unit}_per_match"] = round(self._units / matches, 2)
+        return facts
