@@ -46,7 +46,7 @@ class Position:
     players: int | None = None
     #: "plausible": a position play can produce; "constructed": only from_snapshot makes it
     kind: str = "plausible"
-    heavy: bool = False  #: seconds per call: left out of smoke runs (Settings.heavy False)
+    heavy: bool = False  #: a tenth of a second or more per call: left out of smoke runs (Settings.heavy False)
 
 
 # --------------------------------------------------------------------------- Seep positions
@@ -110,9 +110,10 @@ def seep_positions() -> list[Position]:
                  seep_position(SEARCHED_FLOOR, (), ("2S", "KD", "KH", "AC", "8D", "10C"), {})),
         Position("12 loose A-8 + A-4, 3 houses",
                  seep_position([*distinct, "2H", "3H", "4H", "AD"], SEEP_THREE_HOUSES, actor, SEEP_THREE_KEYS),
-                 kind="constructed"),
+                 kind="constructed", heavy=True),
         Position("12 loose A-3 x4, 3 houses",
-                 seep_position(small[:12], SEEP_THREE_HOUSES, actor, SEEP_THREE_KEYS), kind="constructed"),
+                 seep_position(small[:12], SEEP_THREE_HOUSES, actor, SEEP_THREE_KEYS), kind="constructed",
+                 heavy=True),
         Position("14 loose A-4 (A-3 x4, 4S 4H), 3 houses",
                  seep_position(small[:14], SEEP_THREE_HOUSES, actor, SEEP_THREE_KEYS), kind="constructed",
                  heavy=True),
