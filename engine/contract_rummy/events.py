@@ -63,9 +63,10 @@ class UpcardTurned(msgspec.Struct, frozen=True, tag="upcard_turned", tag_field="
 class StockRefilled(msgspec.Struct, frozen=True, tag="stock_refilled", tag_field="type"):
     """The pile but its top card became the stock (A.12).
 
-    ``shuffled``: the new order is the preceding ``Shuffled`` event's (``cards`` are then in
-    canonical order, which cards only); else the pile was turned over and ``cards`` is the
-    new stock, top first. ``refills`` counts this deal's refills.
+    ``shuffled``: the cards are gathered for the ``Shuffled`` event that follows, whose order
+    is the new stock (``cards`` are then in canonical order: which cards, not their order);
+    else the pile was turned over and ``cards`` is the new stock, top first. ``refills``
+    counts this deal's refills.
     """
 
     cards: tuple[str, ...]

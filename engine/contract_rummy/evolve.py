@@ -60,6 +60,9 @@ def _match_seeded(state: State, event: MatchSeeded) -> State:
 
 
 def _shuffled(state: State, event: Shuffled) -> State:
+    """A shuffle of the gathered pack (before a deal) or of the refill cards (A.12: the new stock)."""
+    if state.phase == DRAW:
+        return replace(state, chance=advance(state.chance), stock=event.order, pack=())
     return replace(state, chance=advance(state.chance), pack=event.order)
 
 
@@ -68,7 +71,7 @@ def _dealer_card_drawn(state: State, event: DealerCardDrawn) -> State:
 
 
 def _dealer_chosen(state: State, event: DealerChosen) -> State:
-    return replace(state, dealer=event.dealer, pack=())
+    return replace(state, dealer=event.dealer)
 
 
 def _deal_started(state: State, event: DealStarted) -> State:
@@ -79,6 +82,7 @@ def _deal_started(state: State, event: DealStarted) -> State:
         deal=event.deal,
         dealer=event.dealer,
         to_act=None,
+        pack=state.deck,
         hands=((),) * players,
         stock=(),
         discard=(),
@@ -93,10 +97,17 @@ def _deal_started(state: State, event: DealStarted) -> State:
 
 
 def _cards_dealt(state: State, event: CardsDealt) -> State:
-    return replace(state, hands=_set(state.hands, event.seat, event.cards))
+    """The seat's cards leave the pack (their places in it stay, empty, until the upcard, A.5)."""
+    players = state.players
+    pack = list(state.pack)
+    dealt = players * len(event.cards)
+    for index in range((event.seat - (state.dealer or 0) - 1) % players, dealt, players):
+        pack[index] = ""
+    return replace(state, hands=_set(state.hands, event.seat, event.cards), pack=tuple(pack))
 
 
 def _upcard_turned(state: State, event: UpcardTurned) -> State:
+    """The undealt rest of the pack: the upcard, then the stock in pack order (A.5)."""
     dealer = state.dealer or 0
     return replace(
         state,
@@ -109,8 +120,11 @@ def _upcard_turned(state: State, event: UpcardTurned) -> State:
 
 
 def _stock_refilled(state: State, event: StockRefilled) -> State:
-    stock = state.pack if event.shuffled else event.cards
-    return replace(state, stock=stock, pack=(), discard=state.discard[:1], refills=event.refills)
+    """The pile but its top card leaves the pile: turned over as the stock, or gathered for the
+    shuffle whose event follows and makes the stock (A.12)."""
+    if event.shuffled:
+        return replace(state, pack=event.cards, discard=state.discard[:1], refills=event.refills)
+    return replace(state, stock=event.cards, discard=state.discard[:1], refills=event.refills)
 
 
 def _stock_drawn(state: State, event: StockDrawn) -> State:

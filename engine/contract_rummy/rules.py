@@ -400,7 +400,7 @@ def _draw_stock(state: State, seat: int, command: DrawStock) -> Outcome:
         if state.config.stock_exhaustion == "reshuffle_except_top":
             shuffled = shuffle(state.chance, rest)
             stock = shuffled.order
-            events += [shuffled, StockRefilled(cards=canonical_order(rest), shuffled=True, refills=state.refills + 1)]
+            events += [StockRefilled(cards=canonical_order(rest), shuffled=True, refills=state.refills + 1), shuffled]
         else:
             stock = tuple(reversed(rest))
             events.append(StockRefilled(cards=stock, shuffled=False, refills=state.refills + 1))

@@ -174,6 +174,7 @@ def from_snapshot(config: Config, snap: Mapping[str, Any], setup: Setup) -> Stat
         to_act = _int(to_act, "to_act", 0, players - 1)
     state = replace(
         base,
+        pack=(),
         phase=phase,
         deal=deal,
         dealer=dealer,

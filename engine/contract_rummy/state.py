@@ -42,7 +42,9 @@ class State(msgspec.Struct, frozen=True):
     ``stock`` and ``discard`` are top first. ``known`` holds, per seat, the cards publicly
     taken from the discard pile that are still in that hand (D). ``met_turn`` is the turn
     of the deal in which each seat met its contract (0: not met, or met before a state
-    start). ``pack`` is the order of the last shuffle until it is used.
+    start). ``pack`` holds the cards between their gathering and the deal (A.5: the
+    shuffled order, with the places of dealt cards emptied) or a refill's shuffle (A.12), so
+    that every card is somewhere at every event.
     """
 
     config: Config
@@ -76,6 +78,7 @@ def initial(config: Config) -> State:
         config=config,
         players=players,
         deck=deck_for(config.deck_policy, players),
+        pack=deck_for(config.deck_policy, players),
         hands=((),) * players,
         contract_met=(False,) * players,
         met_turn=(0,) * players,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from functools import cache
 from typing import Any
 
 from engine.contract_rummy.config import deck_for
@@ -33,12 +34,14 @@ def position(
     stock: Sequence[str] | None = None,
     decks: Sequence[Sequence[str]] = (),
     seed: str | None = SEED,
+    rest_to: int | None = None,
     **snapshot: Any,
 ) -> State:
     """A state from a short description: the stock is every other card of the deck unless given.
 
     ``hands`` lists every seat's hand; ``snapshot`` holds other snapshot keys (deal, dealer,
     phase, to_act, contract_met, scores, turn, ...). Cards named twice come from two packs.
+    With ``rest_to`` the cards nobody was given go to that seat's hand (the stock stays as given).
     """
     players = len(hands)
     cfg = config(options, players)
@@ -48,14 +51,17 @@ def position(
     if discard is None:  # a card nobody holds, so that the pile is not empty
         discard = [canonical_order(list((deck - used).elements()))[0]]
     used += Counter(discard)
-    if stock is None:
+    hands = [list(hand) for hand in hands]
+    if rest_to is not None:
+        hands[rest_to] += canonical_order(list((deck - used - Counter(stock or ())).elements()))
+    elif stock is None:
         stock = canonical_order(list((deck - used).elements()))
     if "contract_met" not in snapshot:
         owners = {meld["owner"] for meld in melds}
         snapshot["contract_met"] = [seat in owners for seat in range(players)]
     snap = {
-        "hands": [list(hand) for hand in hands],
-        "stock": list(stock),
+        "hands": hands,
+        "stock": list(stock or ()),
         "discard": list(discard),
         "melds": [dict(meld) for meld in melds],
         **snapshot,
@@ -94,13 +100,19 @@ def refused(state: State, seat: int, raw: Mapping[str, Any] | Any, code: str) ->
 
 
 def conserved(state: State) -> bool:
-    """Hands + stock + discard pile + melds make up the deck, card by physical card (a multiset)."""
-    cards = Counter(state.stock) + Counter(state.discard)
+    """Hands + stock + discard pile + melds (+ the pack while a deal is dealt) make up the deck,
+    card by physical card (a multiset)."""
+    cards = [*state.stock, *state.discard, *(card for card in state.pack if card)]
     for hand in state.hands:
-        cards.update(hand)
+        cards += hand
     for meld in state.melds:
-        cards.update(hand_code(card) for card in meld.cards)
-    return cards == Counter(state.deck)
+        cards += [hand_code(card) for card in meld.cards]
+    return Counter(cards) == _deck(state.deck)
+
+
+@cache
+def _deck(deck: tuple[str, ...]) -> Counter[str]:
+    return Counter(deck)
 
 
 def melds_valid(state: State) -> bool:
