@@ -56,6 +56,7 @@ class ClientStats:
     calls: int = 0
     finished: int = 0
     errors: dict[str, int] = field(default_factory=dict)
+    details: list[str] = field(default_factory=list)
     submit_ms: array = field(default_factory=lambda: array("d"))
     call_ms: array = field(default_factory=lambda: array("d"))
 
@@ -114,6 +115,8 @@ async def _bots(target: str, matches: int, game: str, start: float, warmup: floa
             except grpc.aio.AioRpcError as error:
                 if time.monotonic() < stop_at:
                     errors[error.code().name] += 1
+                    if len(stats.details) < 5:
+                        stats.details.append(f"{error.code().name}: {error.details()}")
                     await asyncio.sleep(0.1)
 
     await asyncio.gather(*(bot(index) for index in range(matches)))
@@ -167,9 +170,11 @@ class Result:
     calls_per_s: float
     submit_p50_ms: float
     submit_p99_ms: float
+    submit_max_ms: float
     call_p50_ms: float
     call_p99_ms: float
     errors: dict[str, int]
+    error_details: list[str]
     finished: int
     rss_start_mib: float
     rss_end_mib: float
@@ -219,6 +224,9 @@ def run_one(kind: str, args: argparse.Namespace) -> Result:
                 worker.join(60)
         finally:
             server.stop()
+            log = server.log().strip()
+            if log:
+                print(f"server log ({kind}):\n{log[-4000:]}", file=sys.stderr)
     submit_ms = sorted(x for s in stats for x in s.submit_ms)
     call_ms = sorted(x for s in stats for x in s.call_ms)
     errors: Counter[str] = Counter()
@@ -230,22 +238,25 @@ def run_one(kind: str, args: argparse.Namespace) -> Result:
         matches=args.matches, clients=len(workers), seconds=args.duration, moves=moves,
         moves_per_s=moves / args.duration, calls_per_s=sum(s.calls for s in stats) / args.duration,
         submit_p50_ms=_quantile(submit_ms, 0.50), submit_p99_ms=_quantile(submit_ms, 0.99),
+        submit_max_ms=submit_ms[-1] if submit_ms else float("nan"),
         call_p50_ms=_quantile(call_ms, 0.50), call_p99_ms=_quantile(call_ms, 0.99),
-        errors=dict(errors), finished=sum(s.finished for s in stats),
+        errors=dict(errors), error_details=[d for s in stats for d in s.details],
+        finished=sum(s.finished for s in stats),
         rss_start_mib=round(rss_start, 1), rss_end_mib=round(rss_end, 1), rss_max_mib=round(max(samples), 1),
         rss_samples_mib=[round(x, 1) for x in samples],
     )
 
 
 def table(results: Sequence[Result]) -> str:
-    head = ("| store | matches | seconds | moves/s | calls/s | submit p50 ms | submit p99 ms | call p50 ms "
-            "| call p99 ms | errors | finished | RSS start MiB | RSS end MiB | RSS max MiB |")
-    rows = [head, "|" + "---|" * 14]
+    head = ("| store | matches | seconds | moves/s | calls/s | submit p50 ms | submit p99 ms | submit max ms "
+            "| call p50 ms | call p99 ms | errors | finished | RSS start MiB | RSS end MiB | RSS max MiB |")
+    rows = [head, "|" + "---|" * 15]
     for r in results:
         errors = ", ".join(f"{k} {v}" for k, v in sorted(r.errors.items())) or "0"
         rows.append(
             f"| {r.store} | {r.matches} | {r.seconds:g} | {r.moves_per_s:.0f} | {r.calls_per_s:.0f} | "
-            f"{r.submit_p50_ms:.1f} | {r.submit_p99_ms:.1f} | {r.call_p50_ms:.1f} | {r.call_p99_ms:.1f} | "
+            f"{r.submit_p50_ms:.1f} | {r.submit_p99_ms:.1f} | {r.submit_max_ms:.0f} | {r.call_p50_ms:.1f} | "
+            f"{r.call_p99_ms:.1f} | "
             f"{errors} | {r.finished} | {r.rss_start_mib:.0f} | {r.rss_end_mib:.0f} | {r.rss_max_mib:.0f} |"
         )
     return "\n".join(rows)
@@ -274,6 +285,9 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"({args.clients} client processes)...", file=sys.stderr, flush=True)
         results.append(run_one(kind, args))
     print(table(results))
+    for result in results:
+        for detail in result.error_details:
+            print(f"error ({result.store}): {detail}", file=sys.stderr)
     if args.json:
         args.json.write_text(json.dumps([asdict(r) for r in results], indent=1))
     return 0 if not any(r.errors for r in results) else 1

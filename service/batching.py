@@ -5,7 +5,7 @@ A durable store pays one disk flush per transaction, and the library serializes 
 one writer), so with one transaction per command a process writes at most about one
 command per flush. :class:`GroupCommit` wraps the application recorder: while one insert is
 being written, the inserts that arrive meanwhile queue up, and the next transaction writes
-them all (leader/follower: the first waiting thread writes for everyone queued behind it).
+them all (one writer thread takes everything queued and writes it in one insert).
 
 Each command keeps its own all-or-nothing outcome: when the combined insert fails on a
 unique key (another writer took one of the sequences), every batch in it is written again
@@ -24,6 +24,8 @@ from eventsourcing.persistence import ApplicationRecorder, IntegrityError, Store
 
 #: At most this many commands' inserts in one transaction.
 MAX_BATCH = 256
+#: Seconds the writer thread waits for work before it ends.
+WRITER_IDLE = 5.0
 
 
 class _Pending:
@@ -37,16 +39,20 @@ class _Pending:
 
 
 class GroupCommit:
-    """An application recorder whose ``insert_events`` calls from many threads share transactions."""
+    """An application recorder whose ``insert_events`` calls from many threads share transactions.
+
+    One writer thread does every insert (so the store sees one writing connection); callers
+    queue their records and wait for the transaction that carried them.
+    """
 
     def __init__(self, recorder: ApplicationRecorder, max_batch: int = MAX_BATCH) -> None:
         self.recorder = recorder
         self.max_batch = max_batch
-        self.transactions = 0  #: combined inserts written (for tests and metrics)
+        self.transactions = 0  #: inserts written (for tests and metrics)
         self.batches = 0  #: commands' inserts written through them
         self._queue: list[_Pending] = []
-        self._lock = threading.Lock()
-        self._writing = False
+        self._ready = threading.Condition()
+        self._writer: threading.Thread | None = None
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.recorder, name)
@@ -55,26 +61,25 @@ class GroupCommit:
         if kwargs:  # tracking records and the like: not batched
             return self.recorder.insert_events(stored_events, **kwargs)
         mine = _Pending(stored_events)
-        with self._lock:
+        with self._ready:
             self._queue.append(mine)
-            lead = not self._writing
-            if lead:
-                self._writing = True
-        if lead:
-            self._lead()
+            if self._writer is None:
+                self._writer = threading.Thread(target=self._write_loop, name="cardgames-writer", daemon=True)
+                self._writer.start()
+            self._ready.notify()
         mine.done.wait()
         if mine.error is not None:
             raise mine.error
         return mine.result
 
-    def _lead(self) -> None:
-        """Write what is queued, then what queued up meanwhile, until the queue is empty."""
+    def _write_loop(self) -> None:
+        """Write what is queued, one transaction per turn; end after WRITER_IDLE seconds with nothing to do."""
         while True:
-            with self._lock:
-                batch, self._queue = self._queue[: self.max_batch], self._queue[self.max_batch :]
-                if not batch:
-                    self._writing = False
+            with self._ready:
+                if not self._queue and not self._ready.wait_for(lambda: bool(self._queue), WRITER_IDLE):
+                    self._writer = None  # a later insert starts a new writer
                     return
+                batch, self._queue = self._queue[: self.max_batch], self._queue[self.max_batch :]
             self._write(batch)
 
     def _write(self, batch: list[_Pending]) -> None:

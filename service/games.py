@@ -418,7 +418,9 @@ class Games:
         except TimeoutError:
             if on_late is not None:
                 future.add_done_callback(lambda _: on_late())
-            raise StoreUnavailable(f"the store did not answer within {self.store_timeout:g}s") from None
+            name = getattr(function, "__name__", "store call")
+            log.warning("store call %s did not answer within %gs", name, self.store_timeout)
+            raise StoreUnavailable(f"the store did not answer within {self.store_timeout:g}s ({name})") from None
         except STORE_FAILURES as error:
             log.warning("store failure: %s", error)
             raise StoreUnavailable(f"the store failed: {error}") from error

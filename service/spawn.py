@@ -27,6 +27,7 @@ class ServerProcess:
     port: int
     log_path: Path
     lines: list[str] = field(default_factory=list)
+    _log_text: str | None = None
 
     @property
     def target(self) -> str:
@@ -51,6 +52,7 @@ class ServerProcess:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGKILL)
         self.process.wait(10)
+        self._forget_log()
 
     def stop(self, timeout: float = 15.0) -> int:
         """SIGTERM (graceful stop), SIGKILL after ``timeout``; returns the exit code."""
@@ -61,10 +63,20 @@ class ServerProcess:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(10)
+        self._forget_log()
         return self.process.returncode
+
+    def _forget_log(self) -> None:
+        """Keep what the process wrote on stderr in memory (``log()``) and remove its file."""
+        if self._log_text is None:
+            self._log_text = self._read_log()
+            self.log_path.unlink(missing_ok=True)
 
     def log(self) -> str:
         """What the process wrote on stderr."""
+        return self._log_text if self._log_text is not None else self._read_log()
+
+    def _read_log(self) -> str:
         try:
             return self.log_path.read_text(errors="replace")
         except OSError:
@@ -110,8 +122,9 @@ def spawn_server(
             raise TimeoutError(f"cardgames serve did not start within {timeout:g}s")
     if not where:
         process.wait(10)
-        raise RuntimeError(
-            f"cardgames serve exited ({process.returncode}): {Path(log_file.name).read_text(errors='replace')}"
-        )
+        log = Path(log_file.name)
+        text = log.read_text(errors="replace")
+        log.unlink(missing_ok=True)
+        raise RuntimeError(f"cardgames serve exited ({process.returncode}): {text}")
     host, port = where[0]
     return ServerProcess(process, host, port, Path(log_file.name), lines)
