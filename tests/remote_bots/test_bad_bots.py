@@ -86,7 +86,9 @@ async def test_a_flooding_garbage_sending_bot_hurts_nothing_but_its_own_seat(
                        play_seat(channel, good.game_id, good.seat_tokens[1], _random)),
     ), 120)
     assert reasons.get("INVALID_COMMAND", 0) >= 2 and sum(reasons.values()) == 406
-    assert set(reasons) <= {"MALFORMED_REQUEST", "INVALID_COMMAND", "ILLEGAL_MOVE", "NOT_YOUR_TURN", "RATE_LIMITED"}
+    # (GAME_OVER: on a slow machine the flood can outlast the bad seat's clock, which ends its match)
+    allowed = {"MALFORMED_REQUEST", "INVALID_COMMAND", "ILLEGAL_MOVE", "NOT_YOUR_TURN", "RATE_LIMITED", "GAME_OVER"}
+    assert set(reasons) <= allowed
     # the good match was played to its end, without a timeout
     assert sorted(outcome[0]) == [0, 1]
     assert not any(isinstance(e, SeatTimedOut) for e in await _events(server, good.game_id))
