@@ -205,6 +205,7 @@ class ClockKeeper:
         now = self.now()
         used_ms = int((now - state.since) * 1000)
         if now > self._deadline(match, seat):
+            log.info("game %s: seat %d answered after %d ms, past its deadline: refused", match.game_id, seat, used_ms)
             raise DeadlinePassed(seat, used_ms)
         state.since = None  # the seat answered; its next decision starts when it is to act again
         if used_ms <= match.options.move_ms:
