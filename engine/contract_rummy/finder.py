@@ -191,6 +191,9 @@ def _search(
     if shape.runs > 1 and shape.suit_rule == "forbidden" and len({c.suit for c in runs}) < shape.runs:
         return None
     slots = [SET] * shape.sets + [RUN] * shape.runs
+    remaining = [
+        shape._replace(sets=slots[i:].count(SET), runs=slots[i:].count(RUN)) for i in range(len(slots))
+    ]
     chosen: list[Candidate] = []
     budget = [jokers]
 
@@ -205,6 +208,8 @@ def _search(
     def walk(slot: int, start: int) -> bool:
         if slot == len(slots):
             return leaf()
+        if slot and not feasible(counts, budget[0], remaining[slot], _used_suits(chosen, shape.suit_rule)):
+            return False
         kind = slots[slot]
         pool = sets if kind == SET else runs
         if slot > 0 and slots[slot - 1] != kind:
@@ -244,13 +249,20 @@ def _window_costs(mask: int, length: int) -> tuple[int, ...]:
     return tuple(sorted(length - count for count in held if count))[:3]
 
 
-def feasible(counts: Counts, jokers: int, shape: Shape) -> bool:
+def _used_suits(chosen: Sequence[Candidate], suit_rule: str) -> str:
+    """The suits the runs still to come may not take (A.6 rule 4, ``forbidden``)."""
+    if suit_rule != "forbidden":
+        return ""
+    return "".join(candidate.suit for candidate in chosen if candidate.kind == RUN)
+
+
+def feasible(counts: Counts, jokers: int, shape: Shape, taken_suits: str = "") -> bool:
     """A quick necessary test: could the hand hold the shape's melds at all (jokers counted)?
 
     ``k`` sets of a rank with ``s`` suits and ``c`` cards in the hand need at least
     ``max(k * (3 - s), 3k - c)`` jokers; a run needs at least as many jokers as the best window of
-    the minimum length in its suit lacks. The cheapest choices together may not need more
-    jokers than the hand holds.
+    the minimum length in its suit lacks (runs may not take ``taken_suits``). The cheapest
+    choices together may not need more jokers than the hand holds.
     """
     naturals = sum(counts.values())
     if naturals < shape.sets + shape.runs or naturals + jokers < 3 * shape.sets + shape.min_run * shape.runs:
@@ -289,6 +301,8 @@ def feasible(counts: Counts, jokers: int, shape: Shape) -> bool:
             if number > 0:
                 rank = code[:-1]
                 masks[code[-1]] |= _ACE_BITS if rank == "A" else 1 << POSITION[rank]
+        for suit in taken_suits:
+            masks[suit] = 0
         run_costs: list[int] = []
         forbidden = shape.suit_rule == "forbidden"
         for mask in masks.values():

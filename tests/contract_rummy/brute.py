@@ -129,7 +129,7 @@ def _then_lists(state: Any, seat: int, steps: int, done: list[Any]) -> Iterator[
             yield [lay_off, *rest]
 
 
-def some_dig(state: Any, seat: int, depth: int, sets: int, runs: int, chain: int = 2) -> bool:
+def some_dig(state: Any, seat: int, depth: int, sets: int, runs: int, chain: int = 3) -> bool:
     """Does any dig to ``depth`` pass ``decide``: the lay-down if the seat is not down, then up to
     ``chain`` lay-offs (each found by trying every card on every meld)?"""
     from engine.contract_rummy.events import DiscardDug
