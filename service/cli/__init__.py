@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from service.cli import bridge, conformance, export, play, serve, tournament, verify
+from service.cli import bridge, conformance, export, play, replay, serve, tournament, verify
 
 app = typer.Typer(
     name="cardgames",
@@ -24,6 +24,7 @@ app.command("serve")(serve.serve_command)
 app.command("play")(play.play_command)
 app.command("export")(export.export_command)
 app.command("verify")(verify.verify_command)
+app.command("replay")(replay.replay_command)
 app.command("tournament")(tournament.tournament_command)
 app.command("bridge")(bridge.bridge_command)
 
