@@ -5,17 +5,28 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import pytest
 
-from tests.service.conftest import PG_HOST, PG_PORT, PG_USER, _pg_connect
+PG_HOST = "127.0.0.1"
+PG_PORT = 5432
+PG_USER = "postgres"
+
+
+def pg_connect(dbname: str = "postgres") -> Any:
+    """An autocommit connection to the test server."""
+    import psycopg
+
+    return psycopg.connect(host=PG_HOST, port=PG_PORT, user=PG_USER, dbname=dbname, autocommit=True,
+                           connect_timeout=3)
 
 
 @contextmanager
 def fresh_database(prefix: str = "cardgames_t") -> Iterator[tuple[str, str]]:
     """Create a database; yield (its URL, its name); drop it (closing its connections) at the end."""
     try:
-        admin = _pg_connect()
+        admin = pg_connect()
     except Exception as error:  # pragma: no cover - depends on the machine
         pytest.skip(f"PostgreSQL is not reachable on {PG_HOST}:{PG_PORT}: {error}")
     name = f"{prefix}_{secrets.token_hex(5)}"
@@ -29,5 +40,5 @@ def fresh_database(prefix: str = "cardgames_t") -> Iterator[tuple[str, str]]:
 
 
 def admin_execute(sql: str) -> None:
-    with _pg_connect() as admin:
+    with pg_connect() as admin:
         admin.execute(sql)

@@ -20,19 +20,10 @@ from service.games import Games, StaleSequenceError
 from service.snapshots import SnapshotStore
 from service.store import EventStore
 from tests.service.helpers import GAME, needs_game
+from tests.service.test_games import play_one
 
 pytestmark = needs_game
 SEED = "3c" * 32
-
-
-async def play_one(games: Games, game_id: str, tokens: list[str], rng: random.Random) -> bool:
-    view = await games.view(game_id, None)
-    if view.over:
-        return False
-    seat = rng.choice(view.to_act)
-    legal = await games.legal_commands(game_id, tokens[seat])
-    await games.submit(game_id, tokens[seat], msgspec.to_builtins(rng.choice(legal.commands)), legal.sequence)
-    return True
 
 
 @pytest.fixture
