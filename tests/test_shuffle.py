@@ -1,11 +1,14 @@
 """The portable shuffle against its published vectors (docs/shuffle.md)."""
 
+import hashlib
 from collections import Counter
+from collections.abc import Callable, Iterator
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from engine.core import shuffle as shuffle_module
 from engine.core.cards import STANDARD_PACK
 from engine.core.chance import Chance, ShuffleUnavailable, advance, canonical_order, next_order
 from engine.core.shuffle import seed_from_text, shuffled
@@ -76,3 +79,43 @@ def test_canonical_order_puts_jokers_last_and_keeps_duplicates() -> None:
     cards = ["JK", "KC", "AS", "AS", "2H"]
     assert canonical_order(cards) == ("AS", "AS", "2H", "KC", "JK")
     assert Counter(canonical_order(cards)) == Counter(cards)
+
+
+def _reference_shuffle(
+    items: list[int], seed: bytes, shuffle_no: int, limit_of: Callable[[int], int]
+) -> tuple[int, ...]:
+    """docs/shuffle.md word by word (one hash per block, one word at a time): the fast path must match it."""
+
+    def words() -> Iterator[int]:
+        counter = 0
+        while True:
+            block = hashlib.sha256(seed + shuffle_no.to_bytes(8, "big") + counter.to_bytes(8, "big")).digest()
+            for offset in range(0, 32, 4):
+                yield int.from_bytes(block[offset : offset + 4], "big")
+            counter += 1
+
+    stream = words()
+    order = list(items)
+    for i in range(len(order) - 1, 0, -1):
+        word = next(stream)
+        while word >= limit_of(i + 1):
+            word = next(stream)
+        j = word % (i + 1)
+        order[i], order[j] = order[j], order[i]
+    return tuple(order)
+
+
+@given(st.binary(min_size=32, max_size=32), st.integers(0, 2**40), st.integers(0, 120))
+def test_bulk_hashing_reads_the_specified_stream(seed: bytes, shuffle_no: int, size: int) -> None:
+    items = list(range(size))
+    assert shuffled(items, seed, shuffle_no) == _reference_shuffle(items, seed, shuffle_no, lambda n: 2**32 - 2**32 % n)
+
+
+def test_rejected_words_read_on_into_later_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rejections are rare (n / 2**32): with every limit halved, about half the words are rejected,
+    so the draws run past the blocks hashed up front into the lazy stream, in stream order."""
+    halved = lambda size: tuple((2**32 - 2**32 % (i + 1)) // 2 for i in range(size))  # noqa: E731
+    monkeypatch.setattr(shuffle_module, "_limits", halved)
+    for size in (2, 9, 52, 108):
+        expected = _reference_shuffle(list(range(size)), bytes(32), 5, lambda n: (2**32 - 2**32 % n) // 2)
+        assert shuffled(list(range(size)), bytes(32), 5) == expected

@@ -15,12 +15,21 @@ import msgspec
 from engine.core.cards import STANDARD_PACK
 from engine.core.shuffle import shuffled
 
-_PACK_INDEX = {card: index for index, card in enumerate(STANDARD_PACK)}
+
+class _PackIndex(dict[str, int]):
+    """Card -> its place in the standard pack; any other code (a joker) sorts after the pack.
+    (``sorted(key=index.__getitem__)`` stays in C: no Python call per card.)"""
+
+    def __missing__(self, card: str) -> int:
+        return len(STANDARD_PACK)
+
+
+_PACK_INDEX = _PackIndex({card: index for index, card in enumerate(STANDARD_PACK)})
 
 
 def canonical_order(cards: Sequence[str]) -> tuple[str, ...]:
     """Cards in canonical pack order (S, H, D, C; A..K; jokers last): the shuffle's input."""
-    return tuple(sorted(cards, key=lambda card: _PACK_INDEX.get(card, len(_PACK_INDEX))))
+    return tuple(sorted(cards, key=_PACK_INDEX.__getitem__))
 
 
 class Chance(msgspec.Struct, frozen=True):
