@@ -1,11 +1,15 @@
 """Subset sums over loose cards: the V-groups a card can take or build with (A8.1, A8.3).
 
 Loose cards are numbered by their position on the floor; a set of loose cards is a
-bitmask. :class:`FloorGroups` lists, once per position, every set of loose cards
-whose values add up to 1..13 (depth-first with the sum as the bound, so a floor of
-many small cards stays cheap), and enumerates the ways to pick disjoint V-groups,
-optionally only the maximal ones, memoised on (cards still undecided, sums already
-reachable by the cards left out).
+bitmask. :class:`Floor` lists every set of loose cards whose values add up to 1..13
+(depth-first with the sum as the bound, so a floor of many small cards stays cheap) and
+enumerates the ways to pick disjoint V-groups, optionally only the maximal ones.
+
+Play mostly meets floors of a few cards, where a value has at most one group: those
+selections are answered directly. Otherwise the enumeration decides the lowest
+undecided card (left out, or the lowest card of one of the groups taken), memoised on
+(cards still undecided, sums already reachable by the cards left out), which keeps a
+floor of many small cards (thousands of selections) proportional to its answer.
 """
 
 from __future__ import annotations
@@ -18,7 +22,10 @@ MAX_SUM = 13
 _SUMS_MASK = (1 << (MAX_SUM + 1)) - 1
 
 Selection = tuple[int, ...]  # disjoint group masks
+Grouping = tuple[tuple[str, ...], ...]
 _NOTHING: list[Selection] = [()]  # the only selection when no group exists (read-only)
+_EMPTY: list[int] = []  # no group (read-only)
+_NO_GROUPS: list[Grouping] = [()]  # the only grouping when no group exists (read-only)
 
 
 def reachable_sums(values: Iterable[int]) -> int:
@@ -34,93 +41,101 @@ def has_group(values: Iterable[int], target: int) -> bool:
     return bool(reachable_sums(values) >> target & 1)
 
 
-class FloorGroups:
-    """The groups of one floor's loose cards, and the ways to select disjoint ones."""
+class Floor:
+    """One floor's loose cards: their groups by sum, the selections of disjoint groups, card tuples.
+
+    Built per call and cheap to build: the groups are listed on first use, the
+    memoised enumeration only runs for a value with two or more groups.
+    """
 
     __slots__ = ("_by_low", "_by_sum", "_cards", "_groupings", "_memo", "cards", "full", "sums", "values")
 
-    def __init__(self, loose: tuple[str, ...]) -> None:
+    def __init__(self, loose: tuple[str, ...], values: list[int] | None = None, sums: int | None = None) -> None:
         self.cards = loose
-        self.values = [VALUE[card] for card in loose]
-        self.full = (1 << len(loose)) - 1
-        self.sums = reachable_sums(self.values)
-        self._cards: dict[int, tuple[str, ...]] = {}
-        self._groupings: dict[tuple[int, int, bool, bool], list[tuple[tuple[str, ...], ...]]] = {}
-        self._memo: dict[tuple[int, int, int, bool, bool], list[Selection]] = {}
+        if values is None:
+            values = [VALUE[card] for card in loose]
+        self.values = values
+        self.full = (1 << len(values)) - 1
+        self.sums = reachable_sums(values) if sums is None else sums
         self._by_sum: dict[int, list[int]] | None = None
-        self._by_low: dict[tuple[int, int], list[int]] = {}
+        self._by_low: dict[tuple[int, int], list[int]] | None = None
+        self._memo: dict[tuple[int, int, int, bool, bool], list[Selection]] = {}
+        self._cards: dict[int, tuple[str, ...]] = {}
+        self._groupings: dict[tuple[int, int, bool, bool], list[Grouping]] = {}
 
     def _index(self) -> dict[int, list[int]]:
-        """Every set of loose cards by its sum (and, in ``_by_low``, by sum and lowest card)."""
+        """Every set of loose cards adding up to 1..13, by its sum (sets of a sum in order
+        of their highest card). Doubling: each card joins every set listed so far that it
+        does not push over 13."""
+        subsets = [(0, 0)]
+        for index, value in enumerate(self.values):
+            bit = 1 << index
+            subsets += [(mask | bit, total + value) for mask, total in subsets if total + value <= MAX_SUM]
         by_sum: dict[int, list[int]] = {}
-        by_low = self._by_low
-        values = self.values
-        count = len(values)
-        for low in range(count):
-            pending = [(1 << low, values[low], low + 1)]
-            while pending:
-                mask, total, nxt = pending.pop()
-                if total in by_sum:
-                    by_sum[total].append(mask)
-                else:
-                    by_sum[total] = [mask]
-                key = (total, low)
-                if key in by_low:
-                    by_low[key].append(mask)
-                else:
-                    by_low[key] = [mask]
-                for j in range(nxt, count):
-                    grown = total + values[j]
-                    if grown <= MAX_SUM:
-                        pending.append((mask | 1 << j, grown, j + 1))
+        for mask, total in subsets:
+            if total in by_sum:
+                by_sum[total].append(mask)
+            else:
+                by_sum[total] = [mask]
         self._by_sum = by_sum
         return by_sum
 
     def adding_to(self, total: int) -> list[int]:
-        """Every set of loose cards (a bitmask) whose values add up to ``total``."""
-        if not self.sums >> total & 1 or total <= 0:
-            return []
+        """Every set of loose cards (a bitmask) whose values add up to ``total`` (1..13)."""
         by_sum = self._by_sum if self._by_sum is not None else self._index()
-        return by_sum[total]
+        return by_sum.get(total, _EMPTY)
 
     def cards_of(self, mask: int) -> tuple[str, ...]:
         """The loose cards of a set, in floor order (memoised)."""
         found = self._cards.get(mask)
         if found is None:
             cards = self.cards
-            found = self._cards[mask] = tuple([cards[index] for index in range(mask.bit_length()) if mask >> index & 1])
+            if mask & (mask - 1):
+                found = tuple([cards[index] for index in range(mask.bit_length()) if mask >> index & 1])
+            else:
+                found = (cards[mask.bit_length() - 1],)
+            self._cards[mask] = found
         return found
 
-    def groupings(
-        self, target: int, avail: int, maximal: bool, merged_singles: bool = False
-    ) -> list[tuple[tuple[str, ...], ...]]:
-        """:meth:`selections` as tuples of card tuples (memoised)."""
-        key = (target, avail, maximal, merged_singles)
-        found = self._groupings.get(key)
-        if found is None:
-            cards_of = self.cards_of
-            found = self._groupings[key] = [
-                tuple([cards_of(group) for group in selection])
-                for selection in self.selections(target, avail, maximal, merged_singles)
-            ]
-        return found
-
-    def selections(self, target: int, avail: int, maximal: bool, merged_singles: bool = False) -> list[Selection]:
-        """Every set of disjoint ``target``-groups within ``avail``, each once.
+    def groupings(self, target: int, avail: int, maximal: bool, merged_singles: bool = False) -> list[Grouping]:
+        """Every set of disjoint ``target``-groups within ``avail``, each once, as tuples of
+        card tuples (callers never mutate the lists).
 
         ``maximal``: only selections after which no ``target``-group is left in
         ``avail``; with ``merged_singles`` the single cards of value ``target`` left
         out do not count (they join the new house by themselves, A8.3).
         """
         if not self.sums >> target & 1:
-            return _NOTHING
-        if self._by_sum is None:
-            self._index()
-        return self._select(target, avail, 1, maximal, merged_singles)
+            return _NO_GROUPS
+        by_sum = self._by_sum if self._by_sum is not None else self._index()
+        inside = by_sum[target]  # reachable: not empty
+        if avail != self.full:
+            inside = [group for group in inside if group & avail == group]
+        if len(inside) == 1:
+            # one group: taking it is always a selection; leaving it is one unless
+            # maximality forbids it (a single card of the value joins a new house anyway)
+            group = inside[0]
+            taken = (self.cards_of(group),)
+            if maximal and not (merged_singles and not group & (group - 1)):
+                return [taken]
+            return [(), taken]
+        if not inside:
+            return _NO_GROUPS
+        key = (target, avail, maximal, merged_singles)
+        found = self._groupings.get(key)
+        if found is None:
+            cards_of = self.cards_of
+            found = self._groupings[key] = [
+                tuple([cards_of(group) for group in selection])
+                for selection in self._select(target, avail, 1, maximal, merged_singles)
+            ]
+        return found
 
     def _select(self, target: int, rem: int, sums: int, maximal: bool, merged: bool) -> list[Selection]:
+        """The selections within ``rem`` (``sums``: what the cards left out so far reach),
+        deciding the lowest undecided card: left out, or the lowest card of a group taken."""
         if not rem:
-            return [()]
+            return _NOTHING
         key = (target, rem, sums, maximal, merged)
         found = self._memo.get(key)
         if found is not None:
@@ -137,10 +152,23 @@ class FloorGroups:
         else:
             out.extend(self._select(target, rest, sums, maximal, merged))
         # ... or it is the lowest card of one of the groups taken
-        for group in self._by_low.get((target, low), ()):
+        by_low = self._by_low if self._by_low is not None else self._index_low()
+        for group in by_low.get((target, low), _EMPTY):
             if group & rem == group:
                 for tail in self._select(target, rem & ~group, sums, maximal, merged):
                     out.append((group, *tail))
         self._memo[key] = out
         return out
 
+    def _index_low(self) -> dict[tuple[int, int], list[int]]:
+        """The groups by (sum, lowest card)."""
+        by_low: dict[tuple[int, int], list[int]] = {}
+        for total in range(1, MAX_SUM + 1):
+            for group in self.adding_to(total):
+                key = (total, (group & -group).bit_length() - 1)
+                if key in by_low:
+                    by_low[key].append(group)
+                else:
+                    by_low[key] = [group]
+        self._by_low = by_low
+        return by_low

@@ -1,48 +1,135 @@
 """``legal_commands``: every distinct command the seat may send now, groupings included.
 
-Per-move conditions come from :mod:`engine.seep.moves` (the same checks ``decide``
-makes); the groupings come from :class:`engine.seep.groups.FloorGroups`, computed once
-per call. Everything depends on the played card only through its value, so the moves
-are worked out once per value held and then stamped with each card of that value.
-Groups are listed in floor order, the played card first in its group.
+The conditions are those of :mod:`engine.seep.moves` (which ``decide`` applies), worked
+out once per call for the whole hand instead of once per command (the enumeration runs
+at every step of a playout, so it is written for speed):
+
+* the card values (as bits) with more on offer than a throw (a capture, a build, a
+  break) are found first from the loose cards' reachable sums and the houses; most
+  cards of a hand are not among them and cost one bit test;
+* the conditions of a HOUSE move that do not involve the played card (range, opening,
+  house limit, key and ownership for the hand as a whole) are settled once per house
+  value (:func:`_build_targets`);
+* rule R depends on the played card only when it is the *last* key of a house the seat
+  owns, so the seat's houses are summed up as two bitmasks over values (``missing``: no
+  key, which F4 excludes in play; ``last``: exactly one key) and each card value is
+  checked with bit tests;
+* the rest depends on the card only through its value, so the moves are worked out once
+  per value held and then stamped with each card of that value.
+
+Groups are listed in floor order, the played card first in its group. Tuples of groups
+are shared between the commands that can share them (the cards of one value, the builds
+of one shape).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from engine.core.protocol import Rejection
 from engine.seep.cards import HOUSE_VALUES, VALUE
 from engine.seep.commands import Bid, Break, Build, Capture, Groups, Throw
-from engine.seep.groups import FloorGroups
-from engine.seep.moves import BuildTerms, break_terms, build_terms, key_counts, throw_error
-from engine.seep.state import BID, PLAY, House, State, actor
+from engine.seep.config import Config
+from engine.seep.groups import Floor, reachable_sums
+from engine.seep.state import BID, PLAY, House, State
 
 _BIDS = {value: Bid(value) for value in HOUSE_VALUES}
-_ALONE = (0,)
 
 #: HOUSE moves without their card: value, the loose cards in the card's group, each choice of further groups.
 BuildShape = tuple[int, tuple[str, ...], list[Groups]]
 #: The moves open to a card of one value: capture groupings, throw, build shapes, houses to break.
 Moves = tuple[list[Groups], bool, list[BuildShape], list[int]]
 
+#: Card values 1..13 as bits.
+_VALUES = (1 << 14) - 2
+#: Bit reversal of 7 bits: two lookups reverse the 14 bits of a set of sums.
+_REV7 = tuple(int(f"{bits:07b}"[::-1], 2) for bits in range(128))
+
 
 def legal_commands(state: State, seat: int) -> list[Any]:
-    if seat != actor(state):
-        return []
+    phase = state.phase
+    if phase == PLAY:
+        if seat != (state.dealer + state.plays + 1) % 4:
+            return []
+        return _plays(state, seat)
+    if phase == BID and seat == (state.dealer + 1) % 4:
+        return [_BIDS[value] for value in sorted({VALUE[card] for card in state.hands[seat] if VALUE[card] >= 9})]
+    return []
+
+
+def _plays(state: State, seat: int) -> list[Any]:
+    """The plays of the seat to act (A7-A9)."""
     hand = state.hands[seat]
-    if state.phase == BID:
-        return [_BIDS[value] for value in sorted({VALUE[card] for card in hand if VALUE[card] >= 9})]
-    if state.phase != PLAY:
-        return []
-    table = _Table(state, seat)
+    values = [VALUE[card] for card in hand]
+    houses: list[House | None] = [None] * 14
+    house_bits = missing = last = 0
+    breakable: list[House] = []
+    for house in state.houses:
+        value = house.value
+        houses[value] = house
+        house_bits |= 1 << value
+        if seat in house.owners:
+            keys = values.count(value)
+            if not keys:
+                missing |= 1 << value
+            elif keys == 1:
+                last |= 1 << value
+        elif len(house.components) == 1:
+            breakable.append(house)
+    config = state.config
+    loose = state.loose
+    loose_values = [VALUE[card] for card in loose]
+    sums = reachable_sums(loose_values)
+    targets, needs_key = _build_targets(state, seat, values, houses)
+
+    # The card values (bits) that may capture, be thrown, build or break. A card of
+    # value v builds a house of value t when the loose cards reach t - v: that is bit
+    # 13 - (t - v) of the reversed sums, i.e. the reversed sums shifted down by 13 - t.
+    if state.plays:
+        playable = _VALUES
+        breaking = 0b11110 if breakable else 0  # values 1..4 raise a house of 9..12
+    else:  # A9: at the opening only the bid value captures or throws, and nothing breaks
+        playable = 1 << (state.bid or 0)
+        breaking = 0
+    capturing = (sums | house_bits) & playable
+    throwing = ~house_bits & playable if config.throw_when_capture_available else ~(house_bits | sums) & playable
+    reversed_sums = _REV7[sums & 127] << 7 | _REV7[sums >> 7]
+    building = 0
+    for target in targets:
+        building |= reversed_sums >> (13 - target)
+    special = capturing | (building & _VALUES) | breaking
+
+    floor: Floor | None = None
     by_value: dict[int, Moves] = {}
     out: list[Any] = []
-    for card in hand:
-        value = VALUE[card]
+    for card, value in zip(hand, values, strict=True):
+        bit = 1 << value
+        if not special & bit:
+            if throwing & bit:
+                out.append(Throw(card))
+            continue
         moves = by_value.get(value)
         if moves is None:
-            moves = by_value[value] = table.moves_for(value, card)
+            if floor is None:
+                floor = Floor(loose, loose_values, sums)
+            captures: list[Groups] = []
+            if capturing & bit:
+                captures = floor.groupings(value, floor.full, config.capture_extent == "maximal")
+                if houses[value] is None:
+                    captures = [groups for groups in captures if groups]
+            builds: list[BuildShape] = []
+            if building & bit:
+                # the values of the seat's houses left without a key once this card is played (rule R)
+                bare = missing | (last & bit)
+                excluded = 0
+                if bare:  # only a build of that house's value itself keeps the rule
+                    excluded = ~bare if bare & (bare - 1) == 0 else ~0
+                if needs_key & bit and values.count(value) < 2:
+                    excluded |= bit  # the card is the seat's only key for its own value's house
+                builds = _build_shapes(floor, config, houses, value, targets, excluded)
+            breaks: list[int] = []
+            if breaking & bit:
+                breaks = _breaks(state, seat, value, values, houses, breakable, missing)
+            moves = by_value[value] = (captures, bool(throwing & bit), builds, breaks)
         captures, throw, builds, breaks = moves
         if captures:
             out += [Capture(card, groups) for groups in captures]
@@ -56,85 +143,85 @@ def legal_commands(state: State, seat: int) -> list[Any]:
     return out
 
 
-class _Table:
-    """What one call works out once: the floor's groups, the seat's keys, the HOUSE terms per value.
+def _build_targets(
+    state: State, seat: int, values: list[int], houses: list[House | None]
+) -> tuple[list[int], int]:
+    """The house values a HOUSE move may have whatever card is played (A8.3 conditions 1, 4, 6
+    and A9); and, as bits, those for which the seat must keep a key."""
+    config = state.config
+    partner = (seat + 2) % 4
+    limit = config.max_houses_on_floor
+    full = limit is not None and len(state.houses) >= limit
+    targets: list[int] = []
+    needs_key = 0
+    for target in HOUSE_VALUES if state.plays else (state.bid or 0,):
+        house = houses[target]
+        if house is None:
+            if full:
+                continue
+            key = True
+        else:
+            owners = house.owners
+            key = not (seat not in owners and partner in owners and config.partner_adds_without_key)
+        if key:
+            if target not in values:
+                continue
+            needs_key |= 1 << target
+        targets.append(target)
+    return targets, needs_key
 
-    ``build_terms`` reads the keys only at the house's value and at the values of the
-    houses the seat owns, so its answer for the whole hand holds for every card of
-    another value; only cards of those values are checked on their own.
-    """
 
-    __slots__ = ("base_terms", "breakable", "counts", "floor", "houses", "owned", "seat", "state")
-
-    def __init__(self, state: State, seat: int) -> None:
-        self.state = state
-        self.seat = seat
-        self.floor = FloorGroups(state.loose)
-        self.counts = key_counts(state.hands[seat])
-        self.houses: dict[int, House] = {house.value: house for house in state.houses}
-        self.owned = {house.value for house in state.houses if seat in house.owners}
-        self.breakable = [
-            house.value for house in state.houses if not house.cemented and seat not in house.owners
-        ]
-        #: build_terms for the whole hand, by house value, worked out when first needed
-        self.base_terms: dict[int, BuildTerms | Rejection] = {}
-
-    def moves_for(self, value: int, card: str) -> Moves:
-        state, floor = self.state, self.floor
-        opening = state.plays == 0
-        captures: list[Groups] = []
-        if (not opening or value == state.bid) and (value in self.houses or floor.sums >> value & 1):
-            captures = floor.groupings(value, floor.full, state.config.capture_extent == "maximal")
-            if value not in self.houses:
-                captures = [groups for groups in captures if groups]
-        throw = value not in self.houses and throw_error(state, card, floor.sums) is None
-        after = self.counts.copy()
-        after[value] -= 1
-        builds = self.build_shapes(value, after)
-        breaks: list[int] = []
-        if value <= 4 and self.breakable and not opening:
-            breaks = [
-                house
-                for house in self.breakable
-                if not isinstance(break_terms(state, self.seat, value, after, house), Rejection)
-            ]
-        return captures, throw, builds, breaks
-
-    def build_shapes(self, value: int, after: list[int]) -> list[BuildShape]:
-        """Every HOUSE move with a card of ``value`` (A8.3): each house value, each set of loose
-        cards joining the card, each choice of further groups."""
-        sums = self.floor.sums
-        special = value in self.owned  # the card may be the last key of one of the seat's houses
-        shapes: list[BuildShape] = []
-        for target in HOUSE_VALUES:
-            if target < value or (target > value and not sums >> (target - value) & 1):
-                continue  # nothing on the floor completes the card to this value
-            if target == value or special:
-                terms = build_terms(self.state, self.seat, after, target)
-            else:
-                found = self.base_terms.get(target)
-                if found is None:
-                    found = self.base_terms[target] = build_terms(self.state, self.seat, self.counts, target)
-                terms = found
-            if not isinstance(terms, Rejection):
-                self._shapes(value, terms, shapes)
-        return shapes
-
-    def _shapes(self, value: int, terms: BuildTerms, shapes: list[BuildShape]) -> None:
-        floor, config = self.floor, self.state.config
-        target = terms.value
-        new = terms.existing is None
-        singles = new and any(VALUE[loose] == target for loose in floor.cards)
+def _build_shapes(
+    floor: Floor, config: Config, houses: list[House | None], value: int, targets: list[int], excluded: int
+) -> list[BuildShape]:
+    """Every HOUSE move with a card of ``value`` (A8.3) to one of ``targets`` but those whose
+    bits are in ``excluded``: each set of loose cards joining the card, each choice of
+    further groups."""
+    sums = floor.sums
+    sets = config.auto_merge_loose_sets
+    shapes: list[BuildShape] = []
+    for target in targets:
+        if target < value or not sums >> (target - value) & 1 or excluded >> target & 1:
+            continue  # nothing on the floor completes the card to this value, or rule R
+        new = houses[target] is None
+        singles = new and target in floor.values
         strict = new and not config.allow_direct_cemented_build
-        sets = config.auto_merge_loose_sets
-        for with_card in _ALONE if target == value else floor.adding_to(target - value):
+        for with_card in (0,) if target == value else floor.adding_to(target - value):
             if strict and not with_card:
                 continue
-            own = floor.cards_of(with_card)
-            groupings = floor.groupings(target, floor.full & ~with_card, sets, merged_singles=new)
+            rests = floor.groupings(target, floor.full & ~with_card, sets, merged_singles=new)
             if new and not (with_card or singles):
-                groupings = [groups for groups in groupings if groups]
+                rests = [groups for groups in rests if groups]  # a new house takes a loose card
             if strict and not sets:
-                groupings = [groups for groups in groupings if all(len(group) == 1 for group in groups)]
-            if groupings:
-                shapes.append((target, own, groupings))
+                rests = [groups for groups in rests if all(len(group) == 1 for group in groups)]
+            if rests:
+                shapes.append((target, floor.cards_of(with_card) if with_card else (), rests))
+    return shapes
+
+
+def _breaks(
+    state: State, seat: int, value: int, values: list[int], houses: list[House | None], breakable: list[House],
+    missing: int,
+) -> list[int]:
+    """The houses a card of ``value`` (1..4) may break (A8.4; ``breakable``: ordinary, not the seat's)."""
+    config = state.config
+    partner = (seat + 2) % 4
+    out: list[int] = []
+    for house in breakable:
+        if partner in house.owners and not config.allow_break_partner_house:
+            continue
+        raised = house.value + value
+        if raised > 13:
+            continue
+        into = houses[raised]
+        if into is not None and partner in into.owners and config.break_into_partner_house_without_key:
+            owns = seat in into.owners  # B-14: the breaker does not join the owners
+        else:
+            owns = True
+        # the owner of the raised house keeps a key for it (a card of value <= 4 is none)
+        if owns and raised not in values:
+            continue
+        if missing & ~(1 << raised):
+            continue  # rule R
+        out.append(house.value)
+    return out
