@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import struct
 import subprocess
 import tempfile
@@ -46,7 +47,7 @@ def chromium() -> str:
 def screenshot(page: Path, out: Path, fragment: str = "") -> subprocess.CompletedProcess[str]:
     """``chromium --screenshot`` of a local page; the PNG is ``out``."""
     binary = chromium()
-    with tempfile.TemporaryDirectory(prefix="replay-chromium-") as profile:
+    with tempfile.TemporaryDirectory(prefix="replay-chromium-", ignore_cleanup_errors=True) as profile:
         return subprocess.run(
             [binary, *FLAGS, f"--user-data-dir={profile}", f"--screenshot={out}", page.resolve().as_uri() + fragment],
             capture_output=True, text=True, timeout=120,
@@ -129,11 +130,11 @@ class Page:
 def browse(page: Path, fragment: str = "") -> Iterator[Page]:
     """Chromium on ``page`` with the DevTools protocol; the page once its script has run."""
     binary = chromium()
-    with tempfile.TemporaryDirectory(prefix="replay-chromium-") as profile:
+    with tempfile.TemporaryDirectory(prefix="replay-chromium-", ignore_cleanup_errors=True) as profile:
         process = subprocess.Popen(
             [binary, *FLAGS, f"--user-data-dir={profile}", "--remote-debugging-port=0",
              page.resolve().as_uri() + fragment],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
         )
         try:
             port_file = Path(profile) / "DevToolsActivePort"
@@ -151,9 +152,24 @@ def browse(page: Path, fragment: str = "") -> Iterator[Page]:
                 tab.wait_for("document.body && document.body.dataset.ready === 'true'")
                 yield tab
         finally:
-            process.terminate()
+            _stop(process)
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """End the chromium started here and its helper processes (its own process group, by its id)."""
+    for sig, wait in ((signal.SIGTERM, 10.0), (signal.SIGKILL, 10.0)):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            process.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            continue
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:  # the helpers of the group end after the browser
             try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+                os.killpg(process.pid, 0)
+            except ProcessLookupError:
+                return
+            time.sleep(0.05)

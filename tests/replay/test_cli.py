@@ -13,8 +13,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from service.audit.logfile import read_log, to_bytes
+from service.cli import app
 from tests.audit.test_cli import REPO, cardgames, run
 from tests.replay.helpers import page_data, replay_of, write_log
 
@@ -150,10 +152,14 @@ def test_what_is_not_a_replayable_log_is_refused_without_a_traceback(logs: dict[
     expected = {name: (code, expect) for name, (code, _, expect) in cases.items()}
     expected |= {"missing": (2, "cannot read"), "seat": (2, "seat 4 is not a seat"), "at": (2, "--at 100000"),
                  "both": (2, "exclude each other")}
-    with ThreadPoolExecutor(4) as pool:
-        results = dict(zip(arguments, pool.map(lambda args: run(*args), arguments.values()), strict=True))
+    runner = CliRunner()
     for name, (code, expect) in expected.items():
-        result = results[name]
-        assert result.returncode == code, (name, result.returncode, result.stderr)
+        result = runner.invoke(app, list(arguments[name]))
+        assert result.exception is None or isinstance(result.exception, SystemExit), (name, result.exception)
+        assert result.exit_code == code, (name, result.exit_code, result.stderr)
         assert expect in result.stderr and result.stderr.startswith("cardgames replay: "), (name, result.stderr)
-        assert "Traceback" not in result.stderr and result.stderr.count("\n") == 1 and not result.stdout, name
+        assert result.stderr.count("\n") == 1 and not result.stdout, name
+    # and as a user runs it: a process that says why in one line, without a traceback
+    process = run(*arguments["truncated"])
+    assert process.returncode == 2 and "cut short" in process.stderr, process.stderr
+    assert "Traceback" not in process.stderr and process.stderr.count("\n") == 1 and not process.stdout

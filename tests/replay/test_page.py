@@ -7,12 +7,12 @@ import re
 import msgspec
 import pytest
 
+from engine.core.events import FORFEIT
 from engine.core.protocol import PUBLIC
 from service.audit.logfile import read_log, to_bytes
 from service.replay import page
 from service.replay.layout import card_text, is_card_code, layout
 from service.replay.steps import Replay, ReplayError
-from tests.audit.helpers import played_log
 from tests.replay.helpers import (
     CARD_IN_TEXT,
     GAMES,
@@ -28,7 +28,7 @@ from tests.replay.helpers import (
 @pytest.mark.parametrize("game", GAMES)
 def test_the_replay_folds_the_whole_match(game: str) -> None:
     replay = replay_of(game)
-    assert replay.last == len(played_log(game).entries)
+    assert replay.last == len(read_log(log_bytes(game)).entries)
     assert replay.rules.is_over(replay.states[-1]) and not replay.rules.is_over(replay.states[1])
     first, final = replay.step(0, None), replay.step(replay.last, None)
     assert first.seq == 0 and first.kind == "header" and replay.game_id in first.line
@@ -59,16 +59,26 @@ def test_each_event_line_is_the_event_as_the_viewer_was_shown_it(game: str) -> N
 
 @pytest.mark.parametrize("game", GAMES)
 def test_a_seats_page_never_shows_another_seats_unplayed_cards(game: str) -> None:
-    """The page for seat N, at every step: no card held unseen by another seat (the public page: by any seat)."""
+    """The page for seat N, at every step: no card held unseen by another seat (the public page: by any seat).
+
+    A card the rules show that viewer in an event since the last shuffle is not unseen any
+    more (Seep's void deal shows the bidder's hand to everyone).
+    """
     replay = replay_of(game)
     checked = 0
     for viewer in (None, *range(replay.players)):
         data = page_data(page.render(replay, viewer))
         assert len(data["steps"]) == replay.last + 1 and data["viewer"] == viewer
+        revealed: set[str] = set()
         for step in data["steps"]:
-            hidden = hidden_from(replay, step["seq"], viewer)
+            if step["seq"]:
+                event = replay.events[step["seq"] - 1]
+                if step["kind"] == "shuffled":
+                    revealed = set()
+                revealed |= set(card_codes(msgspec.to_builtins(replay.seen(event, viewer))))
+            hidden = set(hidden_from(replay, step["seq"], viewer)) - revealed
             shown = visible_codes(step)
-            assert not shown & set(hidden), (viewer, step["seq"], sorted(shown & set(hidden)), step["line"])
+            assert not shown & hidden, (viewer, step["seq"], sorted(shown & hidden), step["line"])
             checked += len(hidden)
             hand = step["view"]["hand"]
             if viewer is None:
@@ -138,3 +148,17 @@ def test_a_log_the_rules_cannot_fold_is_a_replay_error() -> None:
     log.entries[3]["seq"] = 9
     with pytest.raises(ReplayError, match="expected seq 4"):
         Replay.from_bytes(to_bytes(log))
+
+
+async def test_a_log_with_clock_events_replays() -> None:
+    """Timeouts, automatic moves and a forfeit (the service's seat events) fold like the rules' own events."""
+    from tests.audit.test_clock_events import _clocked_match
+
+    log = await _clocked_match("all_fours", FORFEIT)
+    replay = Replay.from_bytes(to_bytes(log))
+    assert replay.rules.is_over(replay.states[-1])
+    final = replay.step(replay.last, 0)
+    assert final.kind == "seat_timed_out" and "forfeits the match" in final.line
+    charged = [step for step in replay.steps(None) if step.kind == "clock_charged"]
+    assert charged and "ms left in its bank" in charged[0].line
+    assert page_data(page.render(replay, 0))["steps"][-1]["line"] == final.line
