@@ -105,7 +105,9 @@ def _run_candidates(
         if not any_natural:
             continue
         aces = counts.get("A" + suit, 0)
-        lengths = range(min_run, 15) if all_lengths else (min_run,)
+        # Longer runs only matter under at_least_jokers, and then only with as many jokers as
+        # naturals and naturals at both ends (any other longer run holds a shorter legal one).
+        lengths = range(min_run, min(14, max(min_run, 2 * jokers)) + 1) if all_lengths else (min_run,)
         for length in lengths:
             for low in range(1, 16 - length):
                 high = low + length - 1
@@ -128,6 +130,11 @@ def _run_candidates(
                     joker_count = gaps + len(as_jokers)
                     if not _naturals_ok(used, joker_count, rule):
                         continue
+                    if length > min_run and not (
+                        joker_count == used and _is_natural(low, natural_positions, as_jokers)
+                        and _is_natural(high, natural_positions, as_jokers)
+                    ):
+                        continue
                     cards = []
                     naturals = []
                     for position in range(low, high + 1):
@@ -139,6 +146,10 @@ def _run_candidates(
                             cards.append(JOKER_PREFIX + card)
                     out.append(Candidate(RUN, tuple(cards), tuple(naturals), joker_count, suit, "", low, high))
     return out
+
+
+def _is_natural(position: int, natural_positions: Sequence[int], as_jokers: Sequence[int]) -> bool:
+    return position in natural_positions and position not in as_jokers
 
 
 def _take(counts: Counts, naturals: Sequence[str]) -> bool:
@@ -156,12 +167,6 @@ def _take(counts: Counts, naturals: Sequence[str]) -> bool:
 def _give(counts: Counts, naturals: Sequence[str]) -> None:
     for code in naturals:
         counts[code] += 1
-
-
-def _uses_pin(chosen: Sequence[Candidate], pin: str) -> bool:
-    if pin == JOKER:
-        return any(candidate.jokers for candidate in chosen)
-    return any(pin in candidate.naturals for candidate in chosen)
 
 
 def _apart(first: Candidate, second: Candidate, suit_rule: str) -> bool:
@@ -190,29 +195,49 @@ def _search(
         return None
     if shape.runs > 1 and shape.suit_rule == "forbidden" and len({c.suit for c in runs}) < shape.runs:
         return None
-    slots = [SET] * shape.sets + [RUN] * shape.runs
-    remaining = [
-        shape._replace(sets=slots[i:].count(SET), runs=slots[i:].count(RUN)) for i in range(len(slots))
-    ]
+    plans: list[list[tuple[str, list[Candidate]]]] = []
+    if pin is None:
+        plans.append([(SET, sets)] * shape.sets + [(RUN, runs)] * shape.runs)
+    else:
+        # The pin goes in the first meld: one plan per kind of meld that can hold it.
+        for kind, pool in ((SET, sets), (RUN, runs)):
+            holding = [c for c in pool if (c.jokers if pin == JOKER else pin in c.naturals)]
+            if holding:
+                rest_sets = shape.sets - (kind == SET)
+                rest_runs = shape.runs - (kind == RUN)
+                plans.append([(kind, holding)] + [(SET, sets)] * rest_sets + [(RUN, runs)] * rest_runs)
+    for plan in plans:
+        found = _walk(plan, counts, jokers, shape, leftover_ok, refused)
+        if found is not None:
+            return found
+    return None
+
+
+def _walk(
+    plan: list[tuple[str, list[Candidate]]],
+    counts: Counts,
+    jokers: int,
+    shape: Shape,
+    leftover_ok: LeftoverRule,
+    refused: list[bool],
+) -> list[Candidate] | None:
+    """Fill the plan's slots in order, each from its pool; melds of one pool in pool order (no
+    permutations), every node cut by the feasibility bound of what is left to find."""
+    kinds = [kind for kind, _ in plan]
+    remaining = [shape._replace(sets=kinds[i:].count(SET), runs=kinds[i:].count(RUN)) for i in range(len(plan))]
     chosen: list[Candidate] = []
     budget = [jokers]
 
-    def leaf() -> bool:
-        if pin is not None and not _uses_pin(chosen, pin):
-            return False
-        if leftover_ok(counts, budget[0]):
-            return True
-        refused[0] = True
-        return False
-
     def walk(slot: int, start: int) -> bool:
-        if slot == len(slots):
-            return leaf()
+        if slot == len(plan):
+            if leftover_ok(counts, budget[0]):
+                return True
+            refused[0] = True
+            return False
         if slot and not feasible(counts, budget[0], remaining[slot], _used_suits(chosen, shape.suit_rule)):
             return False
-        kind = slots[slot]
-        pool = sets if kind == SET else runs
-        if slot > 0 and slots[slot - 1] != kind:
+        kind, pool = plan[slot]
+        if slot > 0 and plan[slot - 1][1] is not pool:
             start = 0
         for index in range(start, len(pool)):
             candidate = pool[index]
@@ -303,6 +328,12 @@ def feasible(counts: Counts, jokers: int, shape: Shape, taken_suits: str = "") -
                 masks[code[-1]] |= _ACE_BITS if rank == "A" else 1 << POSITION[rank]
         for suit in taken_suits:
             masks[suit] = 0
+        if shape.naturals != "one":
+            # no more jokers than naturals: a run needs at least half its minimum length in naturals
+            least = (shape.min_run + 1) // 2
+            for suit, mask in masks.items():
+                if (mask & ~(1 << 14)).bit_count() < least:
+                    masks[suit] = 0
         run_costs: list[int] = []
         forbidden = shape.suit_rule == "forbidden"
         for mask in masks.values():

@@ -113,8 +113,13 @@ def _lay_offs(state: Any, seat: int) -> Iterator[LayOff]:
                     yield LayOff(card=JOKER_PREFIX + card_face, meld=index, end=end)
 
 
-def _then_lists(state: Any, seat: int, steps: int, done: list[Any]) -> Iterator[list[Any]]:
-    """Lists of up to ``steps`` lay-offs that ``decide`` accepts one by one from ``state``."""
+def _then_lists(state: Any, seat: int, steps: int, seen: set[Any]) -> Iterator[list[Any]]:
+    """Lists of up to ``steps`` lay-offs that ``decide`` accepts one by one from ``state`` (a table
+    and hand reached before by another list is not explored again)."""
+    key = (tuple(sorted(state.hands[seat])), tuple(meld.cards for meld in state.melds))
+    if key in seen:
+        return
+    seen.add(key)
     yield []
     if steps == 0 or game.is_over(state) or state.phase != "play":
         return
@@ -125,13 +130,13 @@ def _then_lists(state: Any, seat: int, steps: int, done: list[Any]) -> Iterator[
         after = state
         for event in outcome:
             after = game.evolve(after, event)
-        for rest in _then_lists(after, seat, steps - 1, done):
+        for rest in _then_lists(after, seat, steps - 1, seen):
             yield [lay_off, *rest]
 
 
-def some_dig(state: Any, seat: int, depth: int, sets: int, runs: int, chain: int = 3) -> bool:
-    """Does any dig to ``depth`` pass ``decide``: the lay-down if the seat is not down, then up to
-    ``chain`` lay-offs (each found by trying every card on every meld)?"""
+def some_dig(state: Any, seat: int, depth: int, sets: int, runs: int, chain: int = 12) -> bool:
+    """Does any dig to ``depth`` pass ``decide``: the lay-down if the seat is not down (or, where new
+    melds are allowed, one new meld), then up to ``chain`` lay-offs (every card on every meld)?"""
     from engine.contract_rummy.events import DiscardDug
 
     cfg = state.config
@@ -139,10 +144,19 @@ def some_dig(state: Any, seat: int, depth: int, sets: int, runs: int, chain: int
     dug = game.evolve(state, DiscardDug(seat=seat, depth=depth, cards=taken))
     hand = dug.hands[seat]
     starts: list[tuple[list[Any], Any]] = []
+    melds = every_meld(hand, cfg.min_run_length, cfg.min_naturals_per_meld)
     if state.contract_met[seat]:
         starts.append(([], dug))
+        if cfg.allow_new_melds_after_contract:
+            for meld in melds:
+                down = Meld(melds=(meld,))
+                outcome = game.decide(dug, seat, down)
+                if not isinstance(outcome, Rejection):
+                    after = dug
+                    for event in outcome:
+                        after = game.evolve(after, event)
+                    starts.append(([down], after))
     else:
-        melds = every_meld(hand, cfg.min_run_length, cfg.min_naturals_per_meld)
         exact = cfg.contract_meld_count == "exact"
         for layout in layouts(hand, melds, sets + runs if exact else len(hand) // 3):
             if len(layout) < sets + runs:
@@ -158,7 +172,7 @@ def some_dig(state: Any, seat: int, depth: int, sets: int, runs: int, chain: int
                 after = game.evolve(after, event)
             starts.append(([down], after))
     for first, after in starts:
-        for steps in _then_lists(after, seat, chain if first else chain + 1, []):
+        for steps in _then_lists(after, seat, chain, set()):
             if (first or steps) and accepted(state, seat, Dig(depth=depth, then=(*first, *steps))):
                 return True
     return False

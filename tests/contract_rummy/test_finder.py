@@ -133,6 +133,8 @@ DIG_OPTIONS = st.fixed_dictionaries(
         "layoff_same_turn_as_contract": st.booleans(),
         "must_discard_to_go_out": st.booleans(),
         "joker_layoff_targets": st.sampled_from(["runs_only", "runs_and_sets"]),
+        "allow_new_melds_after_contract": st.booleans(),
+        "final_deal_mode": st.sampled_from(["all_at_once_no_discard", "all_at_once_with_discard", "normal"]),
     },
 )
 
@@ -145,12 +147,12 @@ TABLES = [
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.data(), DIG_OPTIONS, st.sampled_from([1, 2, 3]), st.integers(2, 3),
+@given(st.data(), DIG_OPTIONS, st.sampled_from([1, 2, 3, 7]), st.integers(2, 3),
        st.sampled_from(range(len(TABLES))), st.booleans())
 def test_dig_is_offered_exactly_when_the_dug_card_can_be_placed(data: Any, options: Any, deal: int,
                                                                  depth: int, table: int, met: bool) -> None:
     """A.8 D3: a dig per depth whose card the same command can place (contract, lay-offs after it)."""
-    cards, policy, players = data.draw(hands(5, 9, deal=deal))
+    cards, policy, players = data.draw(hands(5, 9 if deal < 7 else 11, deal=deal))
     if len(cards) <= depth:
         return
     pile, hand = cards[:depth], cards[depth:]
