@@ -6,17 +6,20 @@ finder answers "is there a layout of this shape whose leftover the turn can live
 *pin* card (a dug card, A.8 D3).
 
 Why searching small melds is enough. Any valid layout can be shrunk, meld by meld, to
-*minimal* melds (3-card sets; runs of the minimum length, or under ``at_least_jokers``
-any length) by dropping cards, which keeps every contract rule and only adds cards to
-the leftover; a leftover with a card that may be discarded keeps one. So:
+*minimal* melds by dropping cards: 3-card sets, runs of the minimum length, and under
+``at_least_jokers`` also the longer runs that no single dropped end card leaves legal
+(naturals at both ends, as many jokers as naturals). Shrinking keeps every contract rule
+(and the pin, which a minimal meld can always keep) and only adds cards to the leftover,
+and a leftover with a card that may be discarded keeps one. So:
 
 1. search minimal melds whose jokers only stand for faces the hand lacks;
-2. if that fails and jokers could matter (two or more, ``at_least_jokers``, or a layout
-   whose leftover was refused), search minimal melds where jokers may also stand for
-   faces the hand holds (the natural card then stays free for another meld);
+2. if that fails and the hand holds jokers, search minimal melds where jokers may also
+   stand for faces the hand holds (two melds may want the same face);
 3. if layouts exist but every leftover was refused, only going out can help: an exact
    cover of the whole hand by melds of any size.
 
+The searches fill one meld slot after another (the pin's meld first), and cut every node
+with :func:`feasible`, a lower bound on the jokers the melds still to find need.
 Deal 7's all-at-once lay-down (three runs of different suits using every card) has its
 own direct test (:func:`three_runs_cover`).
 """
@@ -29,7 +32,7 @@ from functools import cache
 from itertools import combinations
 from typing import Final, NamedTuple
 
-from engine.contract_rummy.melds import JOKER_PREFIX, POSITION, RUN, SET, face_at
+from engine.contract_rummy.melds import JOKER_PREFIX, POSITION, RUN, SET, enough_naturals, face_at, runs_apart
 from engine.core.cards import JOKER, RANKS, SUITS
 
 Counts = dict[str, int]
@@ -62,10 +65,6 @@ class Candidate(NamedTuple):
     high: int
 
 
-def _naturals_ok(naturals: int, jokers: int, rule: str) -> bool:
-    return naturals >= 1 and (rule == "one" or jokers <= naturals)
-
-
 def _set_candidates(counts: Counts, jokers: int, rule: str, substitute: bool, sizes: Iterable[int] = (3,)
                     ) -> list[Candidate]:
     """Sets of the given sizes. Without ``substitute`` a joker only claims a suit of which the hand
@@ -79,7 +78,7 @@ def _set_candidates(counts: Counts, jokers: int, rule: str, substitute: bool, si
         for size in sizes:
             for k in range(min(len(suits), size), 0, -1):
                 need = size - k
-                if need > jokers or not _naturals_ok(k, need, rule):
+                if need > jokers or not enough_naturals(k, need, rule):
                     continue
                 if not substitute and need > len(absent):
                     continue
@@ -128,7 +127,7 @@ def _run_candidates(
                 for as_jokers in subsets:
                     used = len(natural_positions) - len(as_jokers)
                     joker_count = gaps + len(as_jokers)
-                    if not _naturals_ok(used, joker_count, rule):
+                    if not enough_naturals(used, joker_count, rule):
                         continue
                     if length > min_run and not (
                         joker_count == used and _is_natural(low, natural_positions, as_jokers)
@@ -167,15 +166,6 @@ def _take(counts: Counts, naturals: Sequence[str]) -> bool:
 def _give(counts: Counts, naturals: Sequence[str]) -> None:
     for code in naturals:
         counts[code] += 1
-
-
-def _apart(first: Candidate, second: Candidate, suit_rule: str) -> bool:
-    """May these two runs go down in one contract (A.6 rule 4)?"""
-    if first.suit != second.suit or suit_rule == "allowed":
-        return True
-    if suit_rule == "forbidden":
-        return False
-    return first.low > second.high + 1 or second.low > first.high + 1
 
 
 def _search(
@@ -246,7 +236,7 @@ def _walk(
             if kind == SET:
                 if shape.distinct_set_ranks and any(c.rank == candidate.rank for c in chosen):
                     continue
-            elif not all(_apart(c, candidate, shape.suit_rule) for c in chosen if c.kind == RUN):
+            elif not all(runs_apart(c, candidate, shape.suit_rule) for c in chosen if c.kind == RUN):
                 continue
             if not _take(counts, candidate.naturals):
                 continue
@@ -377,7 +367,7 @@ def _melds_with(counts: Counts, jokers: int, pivot: str, rule: str, min_run: int
     for size in (3, 4):
         for k in range(0, min(len(others), size - 1) + 1):
             need = size - 1 - k
-            if need > jokers or not _naturals_ok(k + 1, need, rule):
+            if need > jokers or not enough_naturals(k + 1, need, rule):
                 continue
             for chosen in combinations(others, k):
                 used = (suit, *chosen)
@@ -413,7 +403,7 @@ def _run_fillings(
             return
         if index == len(options):
             naturals = tuple(card for card in cards if not card.startswith(JOKER))
-            if _naturals_ok(len(naturals), used_jokers, rule):
+            if enough_naturals(len(naturals), used_jokers, rule):
                 yield Candidate(RUN, tuple(cards), naturals, used_jokers, suit, "", low, high)
             return
         for card in options[index]:
@@ -440,7 +430,7 @@ def cover(counts: Counts, jokers: int, shape: Shape) -> Layout | None:
         run_list = [c for c in chosen if c.kind == RUN]
         if shape.runs >= 2:
             for i, first in enumerate(run_list):
-                if not all(_apart(first, second, shape.suit_rule) for second in run_list[i + 1 :]):
+                if not all(runs_apart(first, second, shape.suit_rule) for second in run_list[i + 1 :]):
                     return False
         if shape.distinct_set_ranks:
             ranks = [c.rank for c in chosen if c.kind == SET]

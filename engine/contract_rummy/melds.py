@@ -8,7 +8,7 @@ the code it shows (``8H`` for both). In a run every card has a *position* (A.3):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final
+from typing import Final, Protocol
 
 import msgspec
 
@@ -73,14 +73,14 @@ def face_at(suit: str, position: int) -> str:
     return ("A" if position in (1, 14) else RANKS[position - 1]) + suit
 
 
-def _naturals_ok(naturals: int, jokers: int, rule: str) -> bool:
-    """A.7: at least one natural card, or (``at_least_jokers``) never more jokers than naturals."""
-    return naturals >= 1 if rule == "one" else jokers <= naturals and naturals >= 1
+def enough_naturals(naturals: int, jokers: int, rule: str) -> bool:
+    """A.7: at least one natural card, and (``at_least_jokers``) never more jokers than naturals."""
+    return naturals >= 1 and (rule == "one" or jokers <= naturals)
 
 
 def naturals_ok(cards: Sequence[str], rule: str) -> bool:
     jokers = sum(1 for card in cards if card.startswith(JOKER))
-    return _naturals_ok(len(cards) - jokers, jokers, rule)
+    return enough_naturals(len(cards) - jokers, jokers, rule)
 
 
 def run_positions(faces: Sequence[str]) -> list[int] | str:
@@ -140,7 +140,7 @@ def make_meld(cards: Sequence[str], owner: int, min_run: int, rule: str) -> Meld
             return "a set has 3 or 4 cards"
         if len({item[-1] for item in faces}) != len(faces):
             return "the cards of a set must all be of different suits (a joker counts by its declared suit)"
-        if not _naturals_ok(len(cards) - jokers, jokers, rule):
+        if not enough_naturals(len(cards) - jokers, jokers, rule):
             return _naturals_message(rule)
         return Meld(owner=owner, kind=SET, cards=tuple(cards), placed_by=placed, rank=rank)
     if len(cards) < min_run:
@@ -148,7 +148,7 @@ def make_meld(cards: Sequence[str], owner: int, min_run: int, rule: str) -> Meld
     positions = run_positions(faces)
     if isinstance(positions, str):
         return positions
-    if not _naturals_ok(len(cards) - jokers, jokers, rule):
+    if not enough_naturals(len(cards) - jokers, jokers, rule):
         return _naturals_message(rule)
     order = sorted(range(len(cards)), key=positions.__getitem__)
     low = positions[order[0]]
@@ -167,6 +167,24 @@ def _naturals_message(rule: str) -> str:
     if rule == "one":
         return "every meld needs at least one natural card"
     return "a meld may not hold more jokers than natural cards (min_naturals_per_meld)"
+
+
+class Span(Protocol):
+    """Anything with a run's suit and positions (a meld on the table, a finder candidate)."""
+
+    @property
+    def suit(self) -> str: ...
+    @property
+    def low(self) -> int: ...
+    @property
+    def high(self) -> int: ...
+
+
+def runs_apart(first: Span, second: Span, suit_rule: str) -> bool:
+    """May these two runs go down in one contract (A.6 rule 4: forbidden, need_gap, allowed)?"""
+    if first.suit != second.suit or suit_rule == "allowed":
+        return True
+    return suit_rule == "need_gap" and (first.low > second.high + 1 or second.low > first.high + 1)
 
 
 def set_suits(meld: Meld) -> set[str]:

@@ -11,6 +11,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from msgspec.structs import replace
+
 from engine.contract_rummy.commands import Dig, Discard, DrawDiscard, DrawStock, JokerTo, LayOff, Meld, SwapJoker
 from engine.contract_rummy.deal import fold, shuffle, turn_start, went_out
 from engine.contract_rummy.events import (
@@ -38,6 +40,7 @@ from engine.contract_rummy.melds import (
     naturals_ok,
     replace_joker,
     run_ends,
+    runs_apart,
 )
 from engine.contract_rummy.melds import (
     Meld as TableMeld,
@@ -147,7 +150,7 @@ def _missing(available: Sequence[str], needed: Sequence[str]) -> str | None:
 # Plays: the events of one meld, lay-off or swap, on the table as it stands.
 
 
-def _play_phase(state: State, seat: int) -> Rejection | None:
+def _play_phase(state: State) -> Rejection | None:
     if state.phase != PLAY:
         return _illegal("draw first: a turn begins with a draw", "A.8 step 1")
     return None
@@ -164,14 +167,12 @@ def _contract_problem(
         return f"this deal's contract is exactly {wanted}; the action holds {got}"
     if len(have_sets) < sets or len(have_runs) < runs:
         return f"this deal's contract needs at least {wanted}; the action holds {got}"
-    if runs >= 2 and suit_rule != "allowed":
+    if runs >= 2:
         for i, first in enumerate(have_runs):
             for second in have_runs[i + 1 :]:
-                if first.suit != second.suit:
-                    continue
-                if suit_rule == "forbidden":
-                    return "the runs of a contract must be of different suits"
-                if first.low <= second.high + 1 and second.low <= first.high + 1:
+                if not runs_apart(first, second, suit_rule):
+                    if suit_rule == "forbidden":
+                        return "the runs of a contract must be of different suits"
                     return "two runs of one suit in a contract need a gap between them (need_gap)"
     if rank_rule == "forbidden":
         ranks = [meld.rank for meld in have_sets]
@@ -181,7 +182,7 @@ def _contract_problem(
 
 
 def _meld(state: State, seat: int, command: Meld) -> Outcome:
-    refused = _play_phase(state, seat)
+    refused = _play_phase(state)
     if refused:
         return refused
     config = state.config
@@ -262,7 +263,7 @@ def _needs_end(meld: TableMeld, card: str, end: str | None) -> Rejection | None:
 
 def _lay_off(state: State, seat: int, command: LayOff) -> Outcome:
     meld = state.melds[command.meld]
-    refused = _needs_end(meld, command.card, command.end) or _play_phase(state, seat)
+    refused = _needs_end(meld, command.card, command.end) or _play_phase(state)
     if refused:
         return refused
     if all_at_once(state):
@@ -291,7 +292,7 @@ def _swap_joker(state: State, seat: int, command: SwapJoker) -> Outcome:
         refused = _needs_end(table[target.meld], joker_as, target.end)
         if refused:
             return refused
-    refused = _play_phase(state, seat)
+    refused = _play_phase(state)
     if refused:
         return refused
     if all_at_once(state):
@@ -309,6 +310,7 @@ def _swap_joker(state: State, seat: int, command: SwapJoker) -> Outcome:
         return _illegal("jokers may be swapped only out of other players' runs", "A.10 rule 2")
     if declared not in meld.cards:
         return _illegal(f"run {command.meld} holds no joker declared as {command.card}", "A.10 rule 3")
+    swapped_event = JokerSwapped(seat=seat, card=command.card, meld=command.meld, joker=declared, joker_as=joker_as)
     if target.new_meld is not None:
         if not config.allow_new_melds_after_contract:
             return _illegal("the swapped joker may go into a new meld only with allow_new_melds_after_contract", "A.10")
@@ -318,32 +320,12 @@ def _swap_joker(state: State, seat: int, command: SwapJoker) -> Outcome:
         made = make_meld(target.new_meld, seat, config.min_run_length, config.min_naturals_per_meld)
         if isinstance(made, str):
             return _illegal(f"{list(target.new_meld)} is not a legal meld: {made}", "A.7")
-        return [
-            JokerSwapped(
-                seat=seat,
-                card=command.card,
-                meld=command.meld,
-                joker=declared,
-                joker_as=jokers[0],
-                new_meld=made.cards,
-                new_meld_kind=made.kind,
-            )
-        ]
+        return [replace(swapped_event, joker_as=jokers[0], new_meld=made.cards, new_meld_kind=made.kind)]
     assert target.meld is not None
     end, problem = fit(state, table[target.meld], joker_as, target.end)
     if problem:
         return _illegal(f"the swapped joker cannot go on meld {target.meld}: {problem}", "A.10")
-    return [
-        JokerSwapped(
-            seat=seat,
-            card=command.card,
-            meld=command.meld,
-            joker=declared,
-            joker_as=joker_as,
-            to_meld=target.meld,
-            end=end,
-        )
-    ]
+    return [replace(swapped_event, to_meld=target.meld, end=end)]
 
 
 _PLAYS: dict[type, Callable[[State, int, Any], Outcome]] = {Meld: _meld, LayOff: _lay_off, SwapJoker: _swap_joker}
@@ -476,7 +458,7 @@ def _discard(state: State, seat: int, command: Discard) -> Outcome:
     hand = state.hands[seat]
     if card not in hand:
         return _invalid(f"the seat does not hold {card}")
-    refused = _play_phase(state, seat)
+    refused = _play_phase(state)
     if refused:
         return refused
     config = state.config

@@ -113,6 +113,16 @@ def _lay_offs(state: Any, seat: int) -> Iterator[LayOff]:
                     yield LayOff(card=JOKER_PREFIX + card_face, meld=index, end=end)
 
 
+def _after(state: Any, seat: int, command: Any) -> Any | None:
+    """The state after ``command`` as a standalone command, or None if ``decide`` refuses it."""
+    outcome = game.decide(state, seat, command)
+    if isinstance(outcome, Rejection):
+        return None
+    for event in outcome:
+        state = game.evolve(state, event)
+    return state
+
+
 def _then_lists(state: Any, seat: int, steps: int, seen: set[Any]) -> Iterator[list[Any]]:
     """Lists of up to ``steps`` lay-offs that ``decide`` accepts one by one from ``state`` (a table
     and hand reached before by another list is not explored again)."""
@@ -124,12 +134,9 @@ def _then_lists(state: Any, seat: int, steps: int, seen: set[Any]) -> Iterator[l
     if steps == 0 or game.is_over(state) or state.phase != "play":
         return
     for lay_off in _lay_offs(state, seat):
-        outcome = game.decide(state, seat, lay_off)
-        if isinstance(outcome, Rejection):
+        after = _after(state, seat, lay_off)
+        if after is None:
             continue
-        after = state
-        for event in outcome:
-            after = game.evolve(after, event)
         for rest in _then_lists(after, seat, steps - 1, seen):
             yield [lay_off, *rest]
 
@@ -150,11 +157,8 @@ def some_dig(state: Any, seat: int, depth: int, sets: int, runs: int, chain: int
         if cfg.allow_new_melds_after_contract:
             for meld in melds:
                 down = Meld(melds=(meld,))
-                outcome = game.decide(dug, seat, down)
-                if not isinstance(outcome, Rejection):
-                    after = dug
-                    for event in outcome:
-                        after = game.evolve(after, event)
+                after = _after(dug, seat, down)
+                if after is not None:
                     starts.append(([down], after))
     else:
         exact = cfg.contract_meld_count == "exact"
@@ -164,13 +168,9 @@ def some_dig(state: Any, seat: int, depth: int, sets: int, runs: int, chain: int
             down = Meld(melds=tuple(layout))
             if accepted(state, seat, Dig(depth=depth, then=(down,))):
                 return True
-            outcome = game.decide(dug, seat, down)
-            if isinstance(outcome, Rejection):
-                continue
-            after = dug
-            for event in outcome:
-                after = game.evolve(after, event)
-            starts.append(([down], after))
+            after = _after(dug, seat, down)
+            if after is not None:
+                starts.append(([down], after))
     for first, after in starts:
         for steps in _then_lists(after, seat, chain, set()):
             if (first or steps) and accepted(state, seat, Dig(depth=depth, then=(*first, *steps))):

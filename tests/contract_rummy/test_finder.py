@@ -90,12 +90,8 @@ def _state(hand: list[str], policy: str, players: int, options: dict[str, Any], 
     )
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.data(), OPTIONS, st.sampled_from([1, 2, 3]), st.none() | st.integers(0, 20))
-def test_finder_offers_a_contract_exactly_when_one_exists_two_melds(data: Any, options: Any, deal: int,
-                                                                     taken: int | None) -> None:
-    """A.6: deals 1-3 (two melds), every option that shapes a lay-down, R1 and no dead ends (A.8)."""
-    hand, policy, players = data.draw(hands(3, 8, deal=deal))
+def _offered_exactly_when_one_exists(hand: list[str], policy: str, players: int, options: dict[str, Any],
+                                     deal: int, taken: int | None) -> None:
     state = _state(hand, policy, players, options, deal, taken)
     offered = [c for c in game.legal_commands(state, 0) if isinstance(c, Meld)]
     sets, runs = CONTRACTS[deal - 1]
@@ -103,6 +99,15 @@ def test_finder_offers_a_contract_exactly_when_one_exists_two_melds(data: Any, o
     assert bool(offered) == exists, (hand, options, deal, taken, offered)
     for meld in offered:
         assert not isinstance(game.decide(state, 0, meld), Rejection)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data(), OPTIONS, st.sampled_from([1, 2, 3]), st.none() | st.integers(0, 20))
+def test_finder_offers_a_contract_exactly_when_one_exists_two_melds(data: Any, options: Any, deal: int,
+                                                                     taken: int | None) -> None:
+    """A.6: deals 1-3 (two melds), every option that shapes a lay-down, R1 and no dead ends (A.8)."""
+    hand, policy, players = data.draw(hands(3, 8, deal=deal))
+    _offered_exactly_when_one_exists(hand, policy, players, options, deal, taken)
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -115,13 +120,7 @@ def test_finder_offers_a_contract_exactly_when_one_exists_three_melds(data: Any,
     options = {**options, "final_deal_mode": mode}
     if deal == 7 and mode != "normal":
         options["contract_meld_count"] = "exact"
-    state = _state(hand, policy, players, options, deal, taken)
-    offered = [c for c in game.legal_commands(state, 0) if isinstance(c, Meld)]
-    sets, runs = CONTRACTS[deal - 1]
-    exists = some_contract(state, 0, sets, runs, state.config.contract_meld_count == "exact")
-    assert bool(offered) == exists, (hand, options, deal, taken, offered)
-    for meld in offered:
-        assert not isinstance(game.decide(state, 0, meld), Rejection)
+    _offered_exactly_when_one_exists(hand, policy, players, options, deal, taken)
 
 
 DIG_OPTIONS = st.fixed_dictionaries(
