@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import filterfalse
 from typing import Any
 
 from msgspec.structs import replace
@@ -91,7 +92,7 @@ def _cards_dealt(state: State, event: CardsDealt) -> State:
     return replace(
         state,
         hands=_replace_at(hands, event.seat, hands[event.seat] + event.cards),
-        stock=tuple(card for card in stock[:window] if card not in dealt) + stock[window:],
+        stock=(*filterfalse(dealt.__contains__, stock[:window]), *stock[window:]),
     )
 
 
@@ -132,7 +133,9 @@ def _card_exposed(state: State, event: CardExposed) -> State:
 def _card_played(state: State, event: CardPlayed) -> State:
     seat, card = event.seat, event.card
     hands = state.hands
-    hand = tuple(c for c in hands[seat] if c != card)
+    hand = hands[seat]
+    at = hand.index(card)  # a hand holds each card once (one pack)
+    hand = hand[:at] + hand[at + 1 :]
     exposed = state.exposed
     if card in exposed[seat]:
         exposed = _replace_at(exposed, seat, tuple(c for c in exposed[seat] if c != card))

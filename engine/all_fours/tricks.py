@@ -3,16 +3,36 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from engine.all_fours.cards import POWER
 from engine.all_fours.config import Config
 from engine.all_fours.state import Played
 
+#: The last answer for a trick in progress: (hand, trick, trump, config, legal cards).
+_last: tuple[Any, ...] = ((), (), None, None, ())
+
 
 def legal_cards(hand: tuple[str, ...], trick: Sequence[Played], trump: str | None, config: Config) -> tuple[str, ...]:
-    """The cards of ``hand`` that may be played to ``trick`` (A10 steps 1-5, in order)."""
+    """The cards of ``hand`` that may be played to ``trick`` (A10 steps 1-5, in order).
+
+    ``legal_commands`` lists the plays, then ``decide`` checks the chosen one against the same
+    state's hand and trick: the last answer is kept for the same objects (compared by identity;
+    the kept references stop their ids from being reused), so the second call is free.
+    """
     if not trick:
         return hand  # 1. any lead
+    global _last
+    last = _last
+    if hand is last[0] and trick is last[1] and trump == last[2] and config is last[3]:
+        return last[4]
+    legal = _to_follow(hand, trick, trump, config)
+    _last = (hand, trick, trump, config, legal)
+    return legal
+
+
+def _to_follow(hand: tuple[str, ...], trick: Sequence[Played], trump: str | None, config: Config) -> tuple[str, ...]:
+    """Steps 2-5: the legal set once a card has been led."""
     led = trick[0].card[-1]
     trumps = tuple(card for card in hand if card[-1] == trump)
     if led == trump:  # 2. trump led: a trump if held
