@@ -34,7 +34,5 @@ def partner(seat: int) -> int:
 
 def card_points(cards: tuple[str, ...], ten_of_diamonds: int) -> int:
     """The point value of ``cards`` (A2), with 10D worth ``ten_of_diamonds``."""
-    total = 0
-    for card in cards:
-        total += ten_of_diamonds if card == TEN_OF_DIAMONDS else BASE_POINTS[card]
-    return total
+    # BASE_POINTS["10D"] is 0; sum and count run in C
+    return sum(map(BASE_POINTS.__getitem__, cards)) + ten_of_diamonds * cards.count(TEN_OF_DIAMONDS)

@@ -34,13 +34,22 @@ from engine.seep.state import BID, OVER, PLAY, House, LastDeal, State
 
 
 def _without(cards: tuple[str, ...], gone: tuple[str, ...] | frozenset[str] | set[str]) -> tuple[str, ...]:
-    return tuple(card for card in cards if card not in gone)
+    return tuple([card for card in cards if card not in gone])
+
+
+def _dealt(stock: tuple[str, ...], cards: tuple[str, ...]) -> tuple[str, ...]:
+    """The stock without ``cards``: cut off the top when they are the top (stage 1), else removed one by one."""
+    if stock[: len(cards)] == cards:
+        return stock[len(cards) :]
+    return _without(stock, frozenset(cards))
 
 
 def _played(state: State, seat: int, card: str) -> tuple[tuple[str, ...], ...]:
-    hands = list(state.hands)
-    hands[seat] = tuple(held for held in hands[seat] if held != card)
-    return tuple(hands)
+    """The hands once ``seat`` has played ``card`` (slices: no loop in Python)."""
+    hands = state.hands
+    hand = hands[seat]
+    index = hand.index(card)
+    return (*hands[:seat], hand[:index] + hand[index + 1 :], *hands[seat + 1 :])
 
 
 def _set_house(houses: tuple[House, ...], drop: tuple[int, ...], house: House | None) -> tuple[House, ...]:
@@ -98,11 +107,11 @@ def _deal_started(state: State, event: DealStarted) -> State:
 def _cards_dealt(state: State, event: CardsDealt) -> State:
     hands = list(state.hands)
     hands[event.seat] = hands[event.seat] + event.cards
-    return replace(state, hands=tuple(hands), stock=_without(state.stock, frozenset(event.cards)))
+    return replace(state, hands=tuple(hands), stock=_dealt(state.stock, event.cards))
 
 
 def _floor_dealt(state: State, event: FloorDealt) -> State:
-    return replace(state, loose=state.loose + event.cards, stock=_without(state.stock, frozenset(event.cards)))
+    return replace(state, loose=state.loose + event.cards, stock=_dealt(state.stock, event.cards))
 
 
 def _redealt(state: State, event: Redealt) -> State:
@@ -118,7 +127,7 @@ def _floor_revealed(state: State, event: FloorRevealed) -> State:
 
 
 def _captured(state: State, event: Captured) -> State:
-    taken = tuple(card for group in event.groups for card in group)
+    taken = tuple([card for group in event.groups for card in group])
     gained = (event.card, *taken)
     houses = state.houses
     if event.house is not None:

@@ -45,15 +45,42 @@ _VALUES = (1 << 14) - 2
 _REV7 = tuple(int(f"{bits:07b}"[::-1], 2) for bits in range(128))
 
 
+#: The last enumeration of plays: (state, seat, commands, [their ids, once asked]). A tuple
+#: replaced whole, so that a reader sees one enumeration's parts together.
+_LISTED: tuple[State | None, int, list[Any], list[set[int] | None]] = (None, -1, [], [None])
+
+
 def legal_commands(state: State, seat: int) -> list[Any]:
     phase = state.phase
     if phase == PLAY:
         if seat != (state.dealer + state.plays + 1) % 4:
             return []
-        return _plays(state, seat)
+        global _LISTED
+        out = _plays(state, seat)
+        _LISTED = (state, seat, out, [None])
+        return out
     if phase == BID and seat == (state.dealer + 1) % 4:
         return [_BIDS[value] for value in sorted({VALUE[card] for card in state.hands[seat] if VALUE[card] >= 9})]
     return []
+
+
+def listed(state: State, seat: int, command: Any) -> bool:
+    """Whether ``command`` is one of the very objects the last ``legal_commands`` call
+    returned for this state object and seat.
+
+    ``decide`` then applies it without checking it again: ``legal_commands`` lists
+    exactly the commands ``decide`` accepts (tests/seep/test_legal.py), states and
+    commands are immutable, and identity (not equality) makes sure the command is the
+    listed object itself. The remembered list keeps its commands alive, so their ids
+    cannot be reused by other objects meanwhile. A command from anywhere else (the
+    service, a client, a test) is not listed and goes through every check."""
+    last_state, last_seat, commands, ids = _LISTED
+    if last_state is not state or last_seat != seat:
+        return False
+    found = ids[0]
+    if found is None:
+        found = ids[0] = set(map(id, commands))
+    return id(command) in found
 
 
 def _plays(state: State, seat: int) -> list[Any]:

@@ -1,9 +1,13 @@
-"""The legality of each move apart from its grouping, shared by ``decide`` and ``legal_commands``.
+"""The legality of each move apart from its grouping, as ``decide`` checks a command, and how a
+legal move takes effect.
 
-Each function answers for one played card (and a house value where the move names
-one): a :class:`Rejection` naming the rule, or the terms the move takes effect with.
-The groupings themselves are checked by :mod:`engine.seep.rules` and enumerated by
-:mod:`engine.seep.legal`.
+The ``*_terms`` and ``*_error`` functions answer for one played card (and a house value
+where the move names one): a :class:`Rejection` naming the rule, or the terms the move
+takes effect with. The groupings themselves are checked by :mod:`engine.seep.rules`.
+``house_effect`` and ``break_effect`` say how a HOUSE or BREAK move takes effect; they
+check nothing, so that ``decide`` can apply a command ``legal_commands`` listed without
+checking it again. :mod:`engine.seep.legal` enumerates the same conditions for a whole
+hand at once (tests/seep/test_legal.py holds the two to exactly the same moves).
 """
 
 from __future__ import annotations
@@ -62,6 +66,20 @@ class BuildTerms(msgspec.Struct, frozen=True):
     action: str
 
 
+def house_effect(state: State, seat: int, value: int) -> tuple[House | None, tuple[int, ...], str, bool]:
+    """How a HOUSE move of ``value`` by ``seat`` takes effect (A8.3, B-12): the house it joins
+    (None: a new house), the owners afterwards, the action, and whether the seat adds to
+    its partner's house without a key (and without becoming an owner)."""
+    existing = house_of(state, value)
+    if existing is None:
+        return None, (seat,), "new", False
+    owners = existing.owners
+    keyless = seat not in owners and partner(seat) in owners and state.config.partner_adds_without_key
+    if not keyless and seat not in owners:
+        owners = tuple(sorted((*owners, seat)))
+    return existing, owners, "add" if existing.cemented else "cement", keyless
+
+
 def build_terms(state: State, seat: int, counts: list[int], value: int) -> BuildTerms | Rejection:
     """A8.3 conditions 1 (range), 4 (key and ownership), 5 (rule R), 6 (house limit) and 8 (opening).
 
@@ -70,29 +88,15 @@ def build_terms(state: State, seat: int, counts: list[int], value: int) -> Build
         return illegal(f"a house's value is 9..13, not {value}", "A8.3")
     if state.plays == 0 and value != state.bid:
         return illegal(f"the opening house must have the bid value {state.bid}, not {value}", "A9")
-    config = state.config
-    existing = house_of(state, value)
+    existing, owners, action, keyless = house_effect(state, seat, value)
     if existing is None:
         if not counts[value]:
             return _NO_KEY_TO_BUILD[value]
-        limit = config.max_houses_on_floor
+        limit = state.config.max_houses_on_floor
         if limit is not None and len(state.houses) + 1 > limit:
             return illegal(f"at most {limit} houses may be on the floor", "A8.3")
-        owners: tuple[int, ...] = (seat,)
-        action = "new"
-    else:
-        action = "add" if existing.cemented else "cement"
-        owners = existing.owners
-        keyless = (
-            seat not in owners and partner(seat) in owners and config.partner_adds_without_key
-        )
-        if not keyless:
-            if not counts[value]:
-                return illegal(
-                    f"to add to the {value}-house you must keep a card of value {value}", "A8.3"
-                )
-            if seat not in owners:
-                owners = tuple(sorted((*owners, seat)))
+    elif not keyless and not counts[value]:
+        return illegal(f"to add to the {value}-house you must keep a card of value {value}", "A8.3")
     return retention(state, seat, counts, (value,)) or BuildTerms(value, existing, owners, action)
 
 
@@ -103,6 +107,20 @@ class BreakTerms(msgspec.Struct, frozen=True):
     joined: bool
     merged: tuple[str, ...]
     owners: tuple[int, ...]
+
+
+def break_effect(state: State, seat: int, card_value: int, value: int) -> BreakTerms:
+    """How raising the house of ``value`` by a card of ``card_value`` takes effect (A8.4, B-14, B-20)."""
+    raised = value + card_value
+    target = house_of(state, raised)
+    if target is not None and partner(seat) in target.owners and state.config.break_into_partner_house_without_key:
+        owners = target.owners  # B-14: the breaker does not join the owners
+    else:
+        owners = (seat,) if target is None else tuple(sorted({*target.owners, seat}))
+    merged: tuple[str, ...] = ()
+    if target is None:
+        merged = tuple([loose for loose in state.loose if VALUE[loose] == raised])
+    return BreakTerms(raised, target is not None, merged, owners)
 
 
 def break_terms(state: State, seat: int, card_value: int, counts: list[int], value: int) -> BreakTerms | Rejection:
@@ -116,25 +134,17 @@ def break_terms(state: State, seat: int, card_value: int, counts: list[int], val
         return illegal(f"the {value}-house is cemented and cannot be broken", "A8.4")
     if seat in house.owners:
         return illegal(f"you may not break your own {value}-house", "A8.4")
-    config = state.config
-    if partner(seat) in house.owners and not config.allow_break_partner_house:
+    if partner(seat) in house.owners and not state.config.allow_break_partner_house:
         return illegal(f"you may not break your partner's {value}-house", "A8.4")
     raised = value + card_value
     if raised > MAX_HOUSE:
         return illegal(f"breaking the {value}-house by {card_value} would make {raised}, above 13", "A8.4")
-    target = house_of(state, raised)
-    if target is not None and partner(seat) in target.owners and config.break_into_partner_house_without_key:
-        owners = target.owners  # B-14: the breaker does not join the owners
-    else:
-        owners = (seat,) if target is None else tuple(sorted({*target.owners, seat}))
-    if seat in owners and not counts[raised]:
+    terms = break_effect(state, seat, card_value, value)
+    if seat in terms.owners and not counts[raised]:
         return illegal(
             f"to break the {value}-house up to {raised} you must keep a card of value {raised}", "A8.4"
         )
-    merged: tuple[str, ...] = ()
-    if target is None:
-        merged = tuple(loose for loose in state.loose if VALUE[loose] == raised)
-    return retention(state, seat, counts, (raised,)) or BreakTerms(raised, target is not None, merged, owners)
+    return retention(state, seat, counts, (raised,)) or terms
 
 
 def opening_value_error(state: State, card: str, move: str) -> Rejection | None:

@@ -28,7 +28,18 @@ from engine.seep.events import (
 )
 from engine.seep.evolve import evolve
 from engine.seep.groups import has_group
-from engine.seep.moves import break_terms, build_terms, illegal, keys_after, opening_value_error, throw_error
+from engine.seep.legal import listed
+from engine.seep.moves import (
+    BreakTerms,
+    break_effect,
+    break_terms,
+    build_terms,
+    house_effect,
+    illegal,
+    keys_after,
+    opening_value_error,
+    throw_error,
+)
 from engine.seep.state import BID, OVER, PLAY, State, actor, house_of
 
 _PACK_INDEX = {card: index for index, card in enumerate(STANDARD_PACK)}
@@ -100,6 +111,8 @@ def decide(state: State, seat: int, command: Any) -> Sequence[Any] | Rejection:
     if current is None or seat != current:
         who = "nobody" if current is None else f"seat {current}"
         return Rejection(RejectionCode.NOT_YOUR_TURN, f"it is {who}'s turn, not seat {seat}'s", "A5.7")
+    if listed(state, seat, command):
+        return _apply(state, seat, command)
     if isinstance(command, Malformed):
         return _invalid(command.reason)
     if isinstance(command, Bid):
@@ -173,8 +186,7 @@ def _capture(state: State, seat: int, command: Capture) -> Sequence[Any] | Rejec
     named = _check_groups(state, command.groups, value, None)
     if isinstance(named, Rejection):
         return named
-    house = house_of(state, value)
-    if house is None and not named:
+    if not named and house_of(state, value) is None:
         return illegal(f"{card} captures nothing: name at least one group adding up to {value}", "A8.1")
     left = [VALUE[loose] for loose in state.loose if loose not in named]
     if state.config.capture_extent == "maximal" and has_group(left, value):
@@ -182,15 +194,7 @@ def _capture(state: State, seat: int, command: Capture) -> Sequence[Any] | Rejec
             f"the capture must take every group it can: the loose cards left still hold a {value}-group",
             "A8.1",
         )
-    play = state.plays + 1
-    events: list[Any] = [
-        Captured(seat=seat, play=play, card=card, groups=command.groups, house=house, team=team(seat))
-    ]
-    if not left and len(state.houses) == (0 if house is None else 1):
-        sweep = _sweep_points(state, play)
-        if sweep is not None:
-            events.append(SweepScored(seat=seat, team=team(seat), play=play, points=sweep))
-    return _after_play(state, events)
+    return _captured(state, seat, card, command.groups, len(named))
 
 
 def _sweep_points(state: State, play: int) -> int | None:
@@ -226,7 +230,7 @@ def _build(state: State, seat: int, command: Build) -> Sequence[Any] | Rejection
     config = state.config
     merged: tuple[str, ...] = ()
     if terms.existing is None:
-        merged = tuple(loose for loose in state.loose if VALUE[loose] == value and loose not in named)
+        merged = _merged(state, value, named)
         if not named and not merged:
             return illegal("a new house must take at least one loose card", "A8.3")
         if not config.allow_direct_cemented_build:
@@ -248,17 +252,7 @@ def _build(state: State, seat: int, command: Build) -> Sequence[Any] | Rejection
             return illegal(
                 f"every loose {value}-group must join the house (auto_merge_loose_sets is on)", "A8.3"
             )
-    event = Built(
-        seat=seat,
-        play=state.plays + 1,
-        card=card,
-        value=value,
-        groups=groups,
-        action=terms.action,
-        merged=merged,
-        owners=terms.owners,
-    )
-    return _after_play(state, [event])
+    return _built(state, seat, command, merged, terms.owners, terms.action)
 
 
 def _break(state: State, seat: int, command: Break) -> Sequence[Any] | Rejection:
@@ -266,6 +260,66 @@ def _break(state: State, seat: int, command: Break) -> Sequence[Any] | Rejection
     terms = break_terms(state, seat, VALUE[card], keys_after(state.hands[seat], card), command.house)
     if isinstance(terms, Rejection):
         return terms
+    return _broken(state, seat, command, terms)
+
+
+# --------------------------------------------------------------------------- effects
+
+# How a legal play takes effect: shared by the checked path above and by the commands
+# legal_commands listed for this very state (``listed``), which need no second check.
+
+
+def _apply(state: State, seat: int, command: Any) -> Sequence[Any]:
+    """The events of a play ``legal_commands`` listed for ``state`` and ``seat`` (it lists no
+    other commands in phase play)."""
+    kind = type(command)
+    if kind is Throw:
+        return _after_play(state, [Thrown(seat=seat, play=state.plays + 1, card=command.card)])
+    if kind is Capture:
+        return _captured(state, seat, command.card, command.groups, sum(map(len, command.groups)))
+    if kind is Build:
+        existing, owners, action, _keyless = house_effect(state, seat, command.value)
+        merged: tuple[str, ...] = ()
+        if existing is None:
+            merged = _merged(state, command.value, {card for group in command.groups for card in group})
+        return _built(state, seat, command, merged, owners, action)
+    return _broken(state, seat, command, break_effect(state, seat, VALUE[command.card], command.house))
+
+
+def _merged(state: State, value: int, named: set[str]) -> tuple[str, ...]:
+    """The loose single cards of ``value`` a new house takes by itself (A8.3)."""
+    return tuple([loose for loose in state.loose if VALUE[loose] == value and loose not in named])
+
+
+def _captured(state: State, seat: int, card: str, groups: Groups, taken: int) -> list[Any]:
+    """A capture of ``groups`` (``taken`` loose cards in all) and the house of the card's value (A8.1)."""
+    house = house_of(state, VALUE[card])
+    play = state.plays + 1
+    events: list[Any] = [Captured(seat=seat, play=play, card=card, groups=groups, house=house, team=team(seat))]
+    if taken == len(state.loose) and len(state.houses) == (0 if house is None else 1):
+        sweep = _sweep_points(state, play)
+        if sweep is not None:
+            events.append(SweepScored(seat=seat, team=team(seat), play=play, points=sweep))
+    return _after_play(state, events)
+
+
+def _built(
+    state: State, seat: int, command: Build, merged: tuple[str, ...], owners: tuple[int, ...], action: str
+) -> list[Any]:
+    event = Built(
+        seat=seat,
+        play=state.plays + 1,
+        card=command.card,
+        value=command.value,
+        groups=command.groups,
+        action=action,
+        merged=merged,
+        owners=owners,
+    )
+    return _after_play(state, [event])
+
+
+def _broken(state: State, seat: int, command: Break, terms: BreakTerms) -> list[Any]:
     event = Broken(
         seat=seat,
         play=state.plays + 1,

@@ -31,7 +31,7 @@ class House(msgspec.Struct, frozen=True):
         return len(self.components) > 1
 
     def cards(self) -> tuple[str, ...]:
-        return tuple(card for component in self.components for card in component)
+        return tuple([card for component in self.components for card in component])
 
 
 class LastDeal(msgspec.Struct, frozen=True):
@@ -81,16 +81,24 @@ def initial(config: Config) -> State:
 
 def actor(state: State) -> int | None:
     """The seat the game waits for: the bidder in phase bid, seat d+n+1 after n plays (A5.7)."""
-    if state.phase == BID:
-        return (state.dealer + 1) % 4
-    if state.phase == PLAY:
+    phase = state.phase
+    if phase == PLAY:
         return (state.dealer + state.plays + 1) % 4
+    if phase == BID:
+        return (state.dealer + 1) % 4
     return None
 
 
+_ONE_SEAT = ((0,), (1,), (2,), (3,))
+
+
 def to_act(state: State) -> tuple[int, ...]:
-    seat = actor(state)
-    return () if seat is None else (seat,)
+    phase = state.phase
+    if phase == PLAY:
+        return _ONE_SEAT[(state.dealer + state.plays + 1) % 4]
+    if phase == BID:
+        return _ONE_SEAT[(state.dealer + 1) % 4]
+    return ()
 
 
 def is_over(state: State) -> bool:

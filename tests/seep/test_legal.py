@@ -15,6 +15,7 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
+import msgspec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -22,6 +23,7 @@ from engine import seep
 from engine.core.cards import STANDARD_PACK
 from engine.core.protocol import Rejection
 from engine.seep.cards import VALUE
+from engine.seep.legal import listed
 from engine.seep.state import State
 from tests.seep.helpers import canonical, playout_states, table
 
@@ -168,6 +170,33 @@ def test_random_commands_are_accepted_only_when_listed(
         command = data.draw(_commands(state, seat))
         accepted = not isinstance(seep.decide(state, seat, command), Rejection)
         assert accepted == (canonical(command) in listed), command
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32), options=options_strategy, steps=st.integers(0, 96))
+def test_listed_commands_take_effect_as_when_sent_from_outside(seed: int, options: dict[str, Any], steps: int) -> None:
+    """decide applies a command legal_commands just listed for the state without checking it
+    again (engine.seep.legal.listed); an equal command built elsewhere goes through every
+    check. Both must give the same events."""
+    state = _position(seed, options, steps)
+    if seep.is_over(state):
+        return
+    seat = seep.to_act(state)[0]
+    for command in seep.legal_commands(state, seat):
+        assert listed(state, seat, command) == (state.phase == "play")
+        outside = msgspec.structs.replace(command)
+        assert not listed(state, seat, outside)
+        assert seep.decide(state, seat, command) == seep.decide(state, seat, outside)
+
+
+def test_a_listed_command_is_checked_for_another_state() -> None:
+    """The fast path is tied to the state object: the same command object is checked (and
+    refused) on a state where it is not legal."""
+    state = table({1: ["JH", "9C"]}, ["2S", "3H", "5D", "6C"])
+    command = next(c for c in seep.legal_commands(state, 1) if isinstance(c, seep.Capture))
+    other = table({1: ["JH", "9C"]}, ["2S", "3H", "4D"])
+    assert not listed(other, 1, command)
+    assert isinstance(seep.decide(other, 1, command), Rejection)
 
 
 def test_every_grouping_of_a_capture_is_listed() -> None:
