@@ -32,13 +32,19 @@ def legal_cards(hand: tuple[str, ...], trick: Sequence[Played], trump: str | Non
 
 
 def _to_follow(hand: tuple[str, ...], trick: Sequence[Played], trump: str | None, config: Config) -> tuple[str, ...]:
-    """Steps 2-5: the legal set once a card has been led."""
+    """Steps 2-5: the legal set once a card has been led (one pass sorts the hand)."""
     led = trick[0].card[-1]
-    trumps = tuple(card for card in hand if card[-1] == trump)
+    follow: list[str] = []
+    trumps: list[str] = []
+    for card in hand:
+        suit = card[-1]
+        if suit == trump:
+            trumps.append(card)
+        elif suit == led:
+            follow.append(card)
     if led == trump:  # 2. trump led: a trump if held
-        return trumps or hand
-    follow = tuple(card for card in hand if card[-1] == led)
-    legal = follow + trumps if follow else hand  # 3. follow suit or trump; void: anything
+        return tuple(trumps) if trumps else hand
+    legal = (*follow, *trumps) if follow else hand  # 3. follow suit or trump; void: anything
     if config.no_undertrump and trumps and len(trumps) < len(hand):  # 4. no under-trumping
         top = max((POWER[p.card] for p in trick if p.card[-1] == trump), default=-1)
         if top >= 0:

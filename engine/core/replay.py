@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from msgspec import Struct
+
 from engine.core.commands import parse_command
 from engine.core.protocol import GameRules, Rejection, Setup
 
@@ -27,7 +29,8 @@ def apply(
     game: GameRules, state: Any, seat: int, command: Any
 ) -> tuple[Any, Sequence[Any]] | Rejection:
     """Decide and evolve one command; ``command`` may be a typed command or a FORMAT.md dict."""
-    if isinstance(command, Mapping):
+    # A typed command is a Struct, never a Mapping (checked first: the ABC check is slow).
+    if not isinstance(command, Struct) and isinstance(command, Mapping):
         command = parse_command(game, command)
     outcome = game.decide(state, seat, command)
     if isinstance(outcome, Rejection):
