@@ -8,8 +8,10 @@ from engine.contract_rummy.commands import Command
 from engine.contract_rummy.config import DEFAULT_PLAYERS, PLAYER_COUNTS, Config, make_config
 from engine.contract_rummy.deal import start
 from engine.contract_rummy.describe import describe
+from engine.contract_rummy.determinize import SEARCH_HORIZON, determinize, search_episode, search_reward
 from engine.contract_rummy.events import Event
 from engine.contract_rummy.evolve import evolve
+from engine.contract_rummy.heuristic import heuristic_policy
 from engine.contract_rummy.legal import legal_commands
 from engine.contract_rummy.rules import decide
 from engine.contract_rummy.snapshot import from_snapshot, snapshot
@@ -23,6 +25,7 @@ __all__ = [
     "DEFAULT_PLAYERS",
     "NAME",
     "PLAYER_COUNTS",
+    "SEARCH_HORIZON",
     "TITLE",
     "Command",
     "Config",
@@ -32,14 +35,18 @@ __all__ = [
     "audience",
     "decide",
     "describe",
+    "determinize",
     "evolve",
     "from_snapshot",
+    "heuristic_policy",
     "initial",
     "is_over",
     "legal_commands",
     "make_config",
     "outcome",
     "redact",
+    "search_episode",
+    "search_reward",
     "snapshot",
     "start",
     "to_act",

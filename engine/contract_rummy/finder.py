@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from functools import cache
+from functools import cache, lru_cache
 from itertools import combinations
 from typing import Final, NamedTuple
 
@@ -65,86 +65,126 @@ class Candidate(NamedTuple):
     high: int
 
 
+#: Run positions 1 and 14 (an ace stands at either).
+_ACE_BITS: Final = 1 << 1 | 1 << 14
+
+#: Each natural code: its rank, its suit and its run positions as bits (bit p for position p).
+_FACTS: Final[dict[str, tuple[str, str, int]]] = {
+    rank + suit: (rank, suit, _ACE_BITS if rank == "A" else 1 << POSITION[rank]) for rank in RANKS for suit in SUITS
+}
+
+
+def _held(counts: Counts) -> tuple[dict[str, int], dict[str, int]]:
+    """Of the codes with a card left: the suits held of each rank (bit i for ``SUITS[i]``) and the
+    run positions held in each suit (bits, as :data:`_FACTS`)."""
+    suits_of: dict[str, int] = {}
+    masks: dict[str, int] = {}
+    for code, number in counts.items():
+        if number > 0:
+            rank, suit, bits = _FACTS[code]
+            suits_of[rank] = suits_of.get(rank, 0) | _SUIT_BIT[suit]
+            masks[suit] = masks.get(suit, 0) | bits
+    return suits_of, masks
+
+
+_SUIT_BIT: Final = {suit: 1 << index for index, suit in enumerate(SUITS)}
+
+
 def _set_candidates(counts: Counts, jokers: int, rule: str, substitute: bool, sizes: Iterable[int] = (3,)
                     ) -> list[Candidate]:
     """Sets of the given sizes. Without ``substitute`` a joker only claims a suit of which the hand
     holds no card of that rank (a joker standing for a card the hand holds can trade places with it)."""
-    out = []
+    suits_of, _ = _held(counts)
+    out: list[Candidate] = []
     for rank in RANKS:
-        suits = [suit for suit in SUITS if counts.get(rank + suit, 0) > 0]
-        if not suits:
-            continue
-        absent = [suit for suit in SUITS if suit not in suits]
-        for size in sizes:
-            for k in range(min(len(suits), size), 0, -1):
-                need = size - k
-                if need > jokers or not enough_naturals(k, need, rule):
-                    continue
-                if not substitute and need > len(absent):
-                    continue
-                for chosen in combinations(suits, k):
-                    missing = absent + [suit for suit in suits if suit not in chosen]
-                    naturals = tuple(rank + suit for suit in chosen)
-                    cards = naturals + tuple(JOKER_PREFIX + rank + suit for suit in missing[:need])
-                    out.append(Candidate(SET, cards, naturals, need, "", rank, 0, 0))
+        if rank in suits_of:
+            out += _rank_sets(rank, suits_of[rank], jokers, rule, substitute, tuple(sizes))
     return out
+
+
+@lru_cache(maxsize=4096)
+def _rank_sets(rank: str, held: int, jokers: int, rule: str, substitute: bool, sizes: tuple[int, ...]
+               ) -> tuple[Candidate, ...]:
+    """The sets of one rank whose suits held are the bits of ``held``. Cached: between one search and
+    the next (another dig depth, the next turn) most ranks of the hand have not changed."""
+    suits = [suit for suit in SUITS if held & _SUIT_BIT[suit]]
+    absent = [suit for suit in SUITS if suit not in suits]
+    out = []
+    for size in sizes:
+        for k in range(min(len(suits), size), 0, -1):
+            need = size - k
+            if need > jokers or not enough_naturals(k, need, rule):
+                continue
+            if not substitute and need > len(absent):
+                continue
+            for chosen in combinations(suits, k):
+                missing = absent + [suit for suit in suits if suit not in chosen]
+                naturals = tuple(rank + suit for suit in chosen)
+                cards = naturals + tuple(JOKER_PREFIX + rank + suit for suit in missing[:need])
+                out.append(Candidate(SET, cards, naturals, need, "", rank, 0, 0))
+    return tuple(out)
 
 
 def _run_candidates(
     counts: Counts, jokers: int, min_run: int, rule: str, substitute: bool, all_lengths: bool
 ) -> list[Candidate]:
-    out = []
+    _, masks = _held(counts)
+    out: list[Candidate] = []
     for suit in SUITS:
-        present = [False] * 15
-        any_natural = False
-        for position in range(1, 15):
-            if counts.get(face_at(suit, position), 0) > 0:
-                present[position] = True
-                any_natural = True
-        if not any_natural:
-            continue
-        aces = counts.get("A" + suit, 0)
-        # Longer runs only matter under at_least_jokers, and then only with as many jokers as
-        # naturals and naturals at both ends (any other longer run holds a shorter legal one).
-        lengths = range(min_run, min(14, max(min_run, 2 * jokers)) + 1) if all_lengths else (min_run,)
-        for length in lengths:
-            for low in range(1, 16 - length):
-                high = low + length - 1
-                natural_positions = [p for p in range(low, high + 1) if present[p]]
-                if low == 1 and high == 14 and aces < 2:
-                    natural_positions = [p for p in natural_positions if p != 14]
-                gaps = length - len(natural_positions)
-                if gaps > jokers or not natural_positions:
-                    continue
-                subsets: Iterable[tuple[int, ...]] = [()]
-                if substitute:
-                    spare = jokers - gaps
-                    subsets = (
-                        chosen
-                        for r in range(0, min(spare, len(natural_positions)) + 1)
-                        for chosen in combinations(natural_positions, r)
-                    )
-                for as_jokers in subsets:
-                    used = len(natural_positions) - len(as_jokers)
-                    joker_count = gaps + len(as_jokers)
-                    if not enough_naturals(used, joker_count, rule):
-                        continue
-                    if length > min_run and not (
-                        joker_count == used and _is_natural(low, natural_positions, as_jokers)
-                        and _is_natural(high, natural_positions, as_jokers)
-                    ):
-                        continue
-                    cards = []
-                    naturals = []
-                    for position in range(low, high + 1):
-                        card = face_at(suit, position)
-                        if present[position] and position not in as_jokers and position in natural_positions:
-                            cards.append(card)
-                            naturals.append(card)
-                        else:
-                            cards.append(JOKER_PREFIX + card)
-                    out.append(Candidate(RUN, tuple(cards), tuple(naturals), joker_count, suit, "", low, high))
+        if suit in masks:
+            two_aces = counts.get("A" + suit, 0) >= 2
+            out += _suit_runs(suit, masks[suit], two_aces, jokers, min_run, rule, substitute, all_lengths)
     return out
+
+
+@lru_cache(maxsize=8192)
+def _suit_runs(
+    suit: str, mask: int, two_aces: bool, jokers: int, min_run: int, rule: str, substitute: bool, all_lengths: bool
+) -> tuple[Candidate, ...]:
+    """The runs of one suit whose positions held are the bits of ``mask`` (cached like :func:`_rank_sets`)."""
+    present = [bool(mask >> position & 1) for position in range(15)]
+    out = []
+    # Longer runs only matter under at_least_jokers, and then only with as many jokers as
+    # naturals and naturals at both ends (any other longer run holds a shorter legal one).
+    lengths = range(min_run, min(14, max(min_run, 2 * jokers)) + 1) if all_lengths else (min_run,)
+    for length in lengths:
+        for low in range(1, 16 - length):
+            high = low + length - 1
+            natural_positions = [p for p in range(low, high + 1) if present[p]]
+            if low == 1 and high == 14 and not two_aces:
+                natural_positions = [p for p in natural_positions if p != 14]
+            gaps = length - len(natural_positions)
+            if gaps > jokers or not natural_positions:
+                continue
+            subsets: Iterable[tuple[int, ...]] = [()]
+            if substitute:
+                spare = jokers - gaps
+                subsets = (
+                    chosen
+                    for r in range(0, min(spare, len(natural_positions)) + 1)
+                    for chosen in combinations(natural_positions, r)
+                )
+            for as_jokers in subsets:
+                used = len(natural_positions) - len(as_jokers)
+                joker_count = gaps + len(as_jokers)
+                if not enough_naturals(used, joker_count, rule):
+                    continue
+                if length > min_run and not (
+                    joker_count == used and _is_natural(low, natural_positions, as_jokers)
+                    and _is_natural(high, natural_positions, as_jokers)
+                ):
+                    continue
+                cards = []
+                naturals = []
+                for position in range(low, high + 1):
+                    card = face_at(suit, position)
+                    if present[position] and position not in as_jokers and position in natural_positions:
+                        cards.append(card)
+                        naturals.append(card)
+                    else:
+                        cards.append(JOKER_PREFIX + card)
+                out.append(Candidate(RUN, tuple(cards), tuple(naturals), joker_count, suit, "", low, high))
+    return tuple(out)
 
 
 def _is_natural(position: int, natural_positions: Sequence[int], as_jokers: Sequence[int]) -> bool:
@@ -252,8 +292,6 @@ def _walk(
     return list(chosen) if walk(0, 0) else None
 
 
-_ACE_BITS: Final = 1 << 1 | 1 << 14
-
 
 @cache
 def _window_costs(mask: int, length: int) -> tuple[int, ...]:
@@ -282,15 +320,18 @@ def feasible(counts: Counts, jokers: int, shape: Shape, taken_suits: str = "") -
     naturals = sum(counts.values())
     if naturals < shape.sets + shape.runs or naturals + jokers < 3 * shape.sets + shape.min_run * shape.runs:
         return False
+    # One pass over the hand (the hottest loop of the finder): suits and copies per rank, positions per suit.
+    suits_of: dict[str, int] = {}
+    copies_of: dict[str, int] = {}
+    masks: dict[str, int] = {}
+    for code, number in counts.items():
+        if number > 0:
+            rank, suit, bits = _FACTS[code]
+            suits_of[rank] = suits_of.get(rank, 0) + 1
+            copies_of[rank] = copies_of.get(rank, 0) + number
+            masks[suit] = masks.get(suit, 0) | bits
     costs = []
     if shape.sets:
-        suits_of: dict[str, int] = {}
-        copies_of: dict[str, int] = {}
-        for code, number in counts.items():
-            if number > 0:
-                rank = code[:-1]
-                suits_of[rank] = suits_of.get(rank, 0) + 1
-                copies_of[rank] = copies_of.get(rank, 0) + number
         one = shape.naturals == "one"
         most = 1 if shape.distinct_set_ranks else shape.sets
         set_costs = []
@@ -311,11 +352,6 @@ def feasible(counts: Counts, jokers: int, shape: Shape, taken_suits: str = "") -
             return False
         costs += sorted(set_costs)[: shape.sets]
     if shape.runs:
-        masks = dict.fromkeys(SUITS, 0)
-        for code, number in counts.items():
-            if number > 0:
-                rank = code[:-1]
-                masks[code[-1]] |= _ACE_BITS if rank == "A" else 1 << POSITION[rank]
         for suit in taken_suits:
             masks[suit] = 0
         if shape.naturals != "one":

@@ -35,7 +35,6 @@ from engine.contract_rummy.melds import (
     fits_set,
     naturals_ok,
     replace_joker,
-    run_ends,
     set_suits,
 )
 from engine.contract_rummy.melds import (
@@ -128,7 +127,10 @@ def _draws(state: State, seat: int) -> list[Command]:
     if state.config.discard_dig and len(pile) >= 2:
         # A seat not yet down needs the whole contract from its hand and the dug cards: the
         # quick test skips the depths where even that fails (most of them).
-        shape = None if state.contract_met[seat] or all_at_once(state) else contract_shape(state)
+        final = all_at_once(state)
+        if final and state.contract_met[seat]:
+            return commands
+        shape = None if state.contract_met[seat] or final else contract_shape(state)
         counts = Counter(hand)
         counts[pile[0]] += 1
         for depth in range(2, len(pile) + 1):
@@ -137,10 +139,26 @@ def _draws(state: State, seat: int) -> list[Command]:
                 naturals = dict(counts)
                 if not feasible(naturals, naturals.pop(JOKER, 0), shape):
                     continue
+            elif final and _never_three_runs(counts, state.config.final_deal_mode):
+                break  # more cards cannot help
             dig = dig_command(state, seat, depth)
             if dig is not None:
                 commands.append(dig)
     return commands
+
+
+def _never_three_runs(counts: Counts, mode: str) -> bool:
+    """Can no hand holding ``counts`` (or more) be three runs of three suits, all cards but at
+    most one (``all_at_once_with_discard``) (A.11)? Repeated faces and a fourth suit never go away."""
+    suits: Counter[str] = Counter()
+    extra = 0
+    for code, number in counts.items():
+        if code != JOKER and number:
+            suits[code[-1]] += number
+            extra += max(0, number - (2 if code[:-1] == "A" else 1))
+    if mode == "all_at_once_no_discard":
+        return extra > 0 or len(suits) > 3
+    return extra > 1 or (len(suits) == 4 and (extra == 1 or min(suits.values()) > 1))
 
 
 def _could_meld(counts: Counts, jokers: int, card: str, min_run: int) -> bool:
@@ -334,29 +352,43 @@ def _lay_offs(state: State, seat: int, hand: tuple[str, ...]) -> list[Command]:
     config = state.config
     rule = config.min_naturals_per_meld
     commands: list[Command] = []
-    codes = sorted(set(hand))
+    held = set(hand)
+    allowed = {code: _after_ok(state, hand, (code,)) for code in held}
     for index, meld in enumerate(state.melds):
-        for code in codes:
-            for card, end in _placements(meld, code, config.joker_layoff_targets, rule):
-                if _after_ok(state, hand, (code,)):
-                    commands.append(LayOff(card=card, meld=index, end=end))
+        for card, end in _openings(meld, held):
+            if allowed[card]:
+                commands.append(LayOff(card=card, meld=index, end=end))
+        if JOKER in held and allowed[JOKER]:
+            for card, end in _joker_placements(meld, config.joker_layoff_targets, rule):
+                commands.append(LayOff(card=card, meld=index, end=end))
     return commands
 
 
-def _placements(meld: TableMeld, code: str, joker_targets: str, rule: str) -> Iterator[tuple[str, End | None]]:
-    """Each (card as laid off, end) by which a hand card of ``code`` goes on ``meld`` (A.9)."""
-    if code != JOKER:
-        if meld.kind == SET:
-            if fits_set(meld, code):
-                yield code, None
-            return
-        ends = run_ends(meld, code)
-        if len(ends) == 2:
-            yield code, "low"
-            yield code, "high"
-        elif ends:
-            yield code, None
+def _openings(meld: TableMeld, held: set[str]) -> Iterator[tuple[str, End | None]]:
+    """Each (natural card, end) of ``held`` that goes on ``meld`` (A.9): a set's missing suits,
+    the faces just beyond a run's ends (an ace that fits both ends, once per end)."""
+    if meld.kind == SET:
+        if len(meld.cards) < 4:
+            taken = set_suits(meld)
+            for suit in SUITS:
+                code = meld.rank + suit
+                if suit not in taken and code in held:
+                    yield code, None
         return
+    below = face_at(meld.suit, meld.low - 1) if meld.low > 1 else ""
+    above = face_at(meld.suit, meld.high + 1) if meld.high < 14 else ""
+    if below and below == above:
+        if below in held:
+            yield below, "low"
+            yield below, "high"
+        return
+    for code in (below, above):
+        if code and code in held:
+            yield code, None
+
+
+def _joker_placements(meld: TableMeld, joker_targets: str, rule: str) -> Iterator[tuple[str, End | None]]:
+    """Each (declared joker, end) that goes on ``meld`` (A.9: runs only unless ``runs_and_sets``)."""
     if meld.kind == SET:
         if joker_targets == "runs_and_sets" and len(meld.cards) < 4:
             for suit in SUITS:
@@ -391,9 +423,7 @@ def _swaps(state: State, seat: int, hand: tuple[str, ...]) -> list[Command]:
             swapped = replace_joker(meld, natural, seat)
             table = (*state.melds[:index], swapped, *state.melds[index + 1 :])
             for to, target in enumerate(table):
-                for placed, end in _placements(
-                    target, JOKER, config.joker_layoff_targets, config.min_naturals_per_meld
-                ):
+                for placed, end in _joker_placements(target, config.joker_layoff_targets, config.min_naturals_per_meld):
                     joker_to = JokerTo(meld=to, as_=face(placed), end=end)
                     commands.append(SwapJoker(card=natural, meld=index, joker_to=joker_to))
     return commands
