@@ -41,6 +41,38 @@ def has_group(values: Iterable[int], target: int) -> bool:
     return bool(reachable_sums(values) >> target & 1)
 
 
+def _sets_by_sum(values: tuple[int, ...]) -> dict[int, list[int]]:
+    """Every set of cards (bitmask) of ``values`` adding up to 1..13, by its sum (sets of a sum
+    in order of their highest card). Doubling: each card joins every set listed so far that
+    it does not push over 13."""
+    subsets = [(0, 0)]
+    for index, value in enumerate(values):
+        bit = 1 << index
+        subsets += [(mask | bit, total + value) for mask, total in subsets if total + value <= MAX_SUM]
+    by_sum: dict[int, list[int]] = {}
+    for mask, total in subsets:
+        if total in by_sum:
+            by_sum[total].append(mask)
+        else:
+            by_sum[total] = [mask]
+    return by_sum
+
+
+#: :func:`_sets_by_sum` of the floors of up to four loose cards, by their values: play meets
+#: the same few thousand small floors again and again (at most 13**4 of them: bounded).
+_SMALL_FLOORS: dict[tuple[int, ...], dict[int, list[int]]] = {}
+
+
+def sets_by_sum(values: tuple[int, ...]) -> dict[int, list[int]]:
+    """:func:`_sets_by_sum`, remembered for small floors (callers never mutate the lists)."""
+    found = _SMALL_FLOORS.get(values)
+    if found is None:
+        found = _sets_by_sum(values)
+        if len(values) <= 4:
+            _SMALL_FLOORS[values] = found
+    return found
+
+
 class Floor:
     """One floor's loose cards: their groups by sum, the selections of disjoint groups, card tuples.
 
@@ -61,23 +93,10 @@ class Floor:
         self._by_low: dict[tuple[int, int], list[int]] | None = None
         self._memo: dict[tuple[int, int, int, bool, bool], list[Selection]] = {}
         self._cards: dict[int, tuple[str, ...]] = {}
-        self._groupings: dict[tuple[int, int, bool, bool], list[Grouping]] = {}
+        self._groupings: dict[tuple[int, int, bool, bool], list[Grouping]] | None = None
 
     def _index(self) -> dict[int, list[int]]:
-        """Every set of loose cards adding up to 1..13, by its sum (sets of a sum in order
-        of their highest card). Doubling: each card joins every set listed so far that it
-        does not push over 13."""
-        subsets = [(0, 0)]
-        for index, value in enumerate(self.values):
-            bit = 1 << index
-            subsets += [(mask | bit, total + value) for mask, total in subsets if total + value <= MAX_SUM]
-        by_sum: dict[int, list[int]] = {}
-        for mask, total in subsets:
-            if total in by_sum:
-                by_sum[total].append(mask)
-            else:
-                by_sum[total] = [mask]
-        self._by_sum = by_sum
+        by_sum = self._by_sum = sets_by_sum(tuple(self.values))
         return by_sum
 
     def adding_to(self, total: int) -> list[int]:
@@ -121,6 +140,8 @@ class Floor:
             return [(), taken]
         if not inside:
             return _NO_GROUPS
+        if self._groupings is None:
+            self._groupings = {}
         key = (target, avail, maximal, merged_singles)
         found = self._groupings.get(key)
         if found is None:

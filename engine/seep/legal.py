@@ -119,11 +119,18 @@ def _plays(state: State, seat: int) -> list[Any]:
         breaking = 0
     capturing = (sums | house_bits) & playable
     throwing = ~house_bits & playable if config.throw_when_capture_available else ~(house_bits | sums) & playable
+    if missing:  # rule R for the seat's houses it holds no key for (F4 excludes them in play)
+        targets = [target for target in targets if not missing & ~(1 << target)]
     reversed_sums = _REV7[sums & 127] << 7 | _REV7[sums >> 7]
     building = 0
     for target in targets:
-        building |= reversed_sums >> (13 - target)
-    special = capturing | (building & _VALUES) | breaking
+        completing = reversed_sums >> (13 - target)
+        bit = 1 << target
+        if not (house_bits | sums) & bit or (needs_key & bit and values.count(target) < 2):
+            completing &= ~bit
+        building |= completing
+    building &= _VALUES & ~last
+    special = capturing | building | breaking
 
     floor: Floor | None = None
     by_value: dict[int, Moves] = {}
@@ -145,13 +152,8 @@ def _plays(state: State, seat: int) -> list[Any]:
                     captures = [groups for groups in captures if groups]
             builds: list[BuildShape] = []
             if building & bit:
-                # the values of the seat's houses left without a key once this card is played (rule R)
-                bare = missing | (last & bit)
-                excluded = 0
-                if bare:  # only a build of that house's value itself keeps the rule
-                    excluded = ~bare if bare & (bare - 1) == 0 else ~0
-                if needs_key & bit and values.count(value) < 2:
-                    excluded |= bit  # the card is the seat's only key for its own value's house
+                # the card alone into its own value's house, when it is the seat's only key: no
+                excluded = bit if needs_key & bit and values.count(value) < 2 else 0
                 builds = _build_shapes(floor, config, houses, value, targets, excluded)
             breaks: list[int] = []
             if breaking & bit:
