@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator, Sequence
+from functools import cache
 from typing import Any
 
 from engine.contract_rummy.commands import (
@@ -23,7 +24,7 @@ from engine.contract_rummy.commands import (
     Meld,
     SwapJoker,
 )
-from engine.contract_rummy.config import Config
+from engine.contract_rummy.config import CONTRACTS, Config
 from engine.contract_rummy.finder import Counts, LeftoverRule, Shape, feasible, find_layout, three_runs_cover
 from engine.contract_rummy.melds import (
     JOKER_PREFIX,
@@ -47,7 +48,6 @@ from engine.contract_rummy.state import (
     all_at_once,
     barred,
     can_discard_any,
-    contract,
     discardable,
 )
 from engine.core.cards import JOKER, SUITS
@@ -60,8 +60,12 @@ Chain = list[tuple[str, int, End | None]]
 
 def contract_shape(state: State) -> Shape:
     """The shape the finder searches for this deal's contract (A.6)."""
-    config = state.config
-    sets, runs = contract(state)
+    return _shape(state.config, state.deal)
+
+
+@cache
+def _shape(config: Config, deal: int) -> Shape:
+    sets, runs = CONTRACTS[deal - 1]
     return Shape(
         sets=sets,
         runs=runs,
@@ -130,21 +134,38 @@ def _draws(state: State, seat: int) -> list[Command]:
         final = all_at_once(state)
         if final and state.contract_met[seat]:
             return commands
-        shape = None if state.contract_met[seat] or final else contract_shape(state)
-        counts = Counter(hand)
-        counts[pile[0]] += 1
-        for depth in range(2, len(pile) + 1):
+        first = 2
+        if not (state.contract_met[seat] or final):
+            first = _first_feasible_depth(hand, pile, contract_shape(state))
+        counts = Counter(hand) + Counter(pile[: first - 1])
+        for depth in range(first, len(pile) + 1):
             counts[pile[depth - 1]] += 1
-            if shape is not None:
-                naturals = dict(counts)
-                if not feasible(naturals, naturals.pop(JOKER, 0), shape):
-                    continue
-            elif final and _never_three_runs(counts, state.config.final_deal_mode):
+            if final and _never_three_runs(counts, state.config.final_deal_mode):
                 break  # more cards cannot help
             dig = dig_command(state, seat, depth)
             if dig is not None:
                 commands.append(dig)
     return commands
+
+
+def _first_feasible_depth(hand: Sequence[str], pile: Sequence[str], shape: Shape) -> int:
+    """The shallowest dig depth (from 2) whose cards and the hand pass the finder's quick test
+    (len(pile) + 1 if none). The test only gets easier with more cards, so a binary search."""
+
+    def passes(depth: int) -> bool:
+        counts = Counter(hand)
+        counts.update(pile[:depth])
+        jokers = counts.pop(JOKER, 0)
+        return feasible(counts, jokers, shape)
+
+    low, high = 2, len(pile) + 1
+    while low < high:
+        middle = (low + high) // 2
+        if passes(middle):
+            high = middle
+        else:
+            low = middle + 1
+    return low
 
 
 def _never_three_runs(counts: Counts, mode: str) -> bool:
