@@ -68,26 +68,26 @@ class Candidate(NamedTuple):
 #: Run positions 1 and 14 (an ace stands at either).
 _ACE_BITS: Final = 1 << 1 | 1 << 14
 
-#: Each natural code: its rank, its suit and its run positions as bits (bit p for position p).
-_FACTS: Final[dict[str, tuple[str, str, int]]] = {
-    rank + suit: (rank, suit, _ACE_BITS if rank == "A" else 1 << POSITION[rank]) for rank in RANKS for suit in SUITS
+#: Each natural code: the index of its rank in RANKS, of its suit in SUITS, and its run positions
+#: as bits (bit p for position p).
+_FACTS: Final[dict[str, tuple[int, int, int]]] = {
+    rank + suit: (rank_index, suit_index, _ACE_BITS if rank == "A" else 1 << POSITION[rank])
+    for rank_index, rank in enumerate(RANKS)
+    for suit_index, suit in enumerate(SUITS)
 }
 
 
-def _held(counts: Counts) -> tuple[dict[str, int], dict[str, int]]:
-    """Of the codes with a card left: the suits held of each rank (bit i for ``SUITS[i]``) and the
-    run positions held in each suit (bits, as :data:`_FACTS`)."""
-    suits_of: dict[str, int] = {}
-    masks: dict[str, int] = {}
+def _held(counts: Counts) -> tuple[list[int], list[int]]:
+    """Of the codes with a card left: per rank (index in RANKS) the suits held as bits (bit i for
+    ``SUITS[i]``), per suit (index in SUITS) the run positions held as bits."""
+    suits_of = [0] * len(RANKS)
+    masks = [0] * len(SUITS)
     for code, number in counts.items():
         if number > 0:
             rank, suit, bits = _FACTS[code]
-            suits_of[rank] = suits_of.get(rank, 0) | _SUIT_BIT[suit]
-            masks[suit] = masks.get(suit, 0) | bits
+            suits_of[rank] |= 1 << suit
+            masks[suit] |= bits
     return suits_of, masks
-
-
-_SUIT_BIT: Final = {suit: 1 << index for index, suit in enumerate(SUITS)}
 
 
 def _set_candidates(counts: Counts, jokers: int, rule: str, substitute: bool, sizes: Iterable[int] = (3,)
@@ -96,9 +96,9 @@ def _set_candidates(counts: Counts, jokers: int, rule: str, substitute: bool, si
     holds no card of that rank (a joker standing for a card the hand holds can trade places with it)."""
     suits_of, _ = _held(counts)
     out: list[Candidate] = []
-    for rank in RANKS:
-        if rank in suits_of:
-            out += _rank_sets(rank, suits_of[rank], jokers, rule, substitute, tuple(sizes))
+    for rank, held in zip(RANKS, suits_of, strict=True):
+        if held:
+            out += _rank_sets(rank, held, jokers, rule, substitute, tuple(sizes))
     return out
 
 
@@ -107,7 +107,7 @@ def _rank_sets(rank: str, held: int, jokers: int, rule: str, substitute: bool, s
                ) -> tuple[Candidate, ...]:
     """The sets of one rank whose suits held are the bits of ``held``. Cached: between one search and
     the next (another dig depth, the next turn) most ranks of the hand have not changed."""
-    suits = [suit for suit in SUITS if held & _SUIT_BIT[suit]]
+    suits = [suit for index, suit in enumerate(SUITS) if held >> index & 1]
     absent = [suit for suit in SUITS if suit not in suits]
     out = []
     for size in sizes:
@@ -130,10 +130,10 @@ def _run_candidates(
 ) -> list[Candidate]:
     _, masks = _held(counts)
     out: list[Candidate] = []
-    for suit in SUITS:
-        if suit in masks:
+    for suit, mask in zip(SUITS, masks, strict=True):
+        if mask:
             two_aces = counts.get("A" + suit, 0) >= 2
-            out += _suit_runs(suit, masks[suit], two_aces, jokers, min_run, rule, substitute, all_lengths)
+            out += _suit_runs(suit, mask, two_aces, jokers, min_run, rule, substitute, all_lengths)
     return out
 
 
@@ -317,62 +317,83 @@ def feasible(counts: Counts, jokers: int, shape: Shape, taken_suits: str = "") -
     the minimum length in its suit lacks (runs may not take ``taken_suits``). The cheapest
     choices together may not need more jokers than the hand holds.
     """
+    sets, runs = shape.sets, shape.runs
     naturals = sum(counts.values())
-    if naturals < shape.sets + shape.runs or naturals + jokers < 3 * shape.sets + shape.min_run * shape.runs:
+    if naturals < sets + runs or naturals + jokers < 3 * sets + shape.min_run * runs:
         return False
-    # One pass over the hand (the hottest loop of the finder): suits and copies per rank, positions per suit.
-    suits_of: dict[str, int] = {}
-    copies_of: dict[str, int] = {}
-    masks: dict[str, int] = {}
+    need = 0
+    if sets:
+        set_costs = _set_costs(counts, jokers, shape)
+        if len(set_costs) < sets:
+            return False
+        need += sum(set_costs[:sets])
+    if runs:
+        run_costs = _run_costs(counts, shape, taken_suits)
+        if len(run_costs) < runs:
+            return False
+        need += sum(run_costs[:runs])
+    return need <= jokers
+
+
+def _set_costs(counts: Counts, jokers: int, shape: Shape) -> list[int]:
+    """The joker costs of the sets the hand could make, cheapest first: for ``k`` sets of one rank
+    the cost of the k-th is ``max(k * (3 - s), 3k - c) - max((k - 1) * (3 - s), 3(k - 1) - c)``."""
+    suits_of = [0] * len(RANKS)
+    copies_of = [0] * len(RANKS)
     for code, number in counts.items():
         if number > 0:
-            rank, suit, bits = _FACTS[code]
-            suits_of[rank] = suits_of.get(rank, 0) + 1
-            copies_of[rank] = copies_of.get(rank, 0) + number
-            masks[suit] = masks.get(suit, 0) | bits
+            rank = _FACTS[code][0]
+            suits_of[rank] += 1
+            copies_of[rank] += number
+    least = 1 if shape.naturals == "one" else 2  # under at_least_jokers a set holds two naturals
+    most = 1 if shape.distinct_set_ranks else shape.sets
     costs = []
-    if shape.sets:
-        one = shape.naturals == "one"
-        most = 1 if shape.distinct_set_ranks else shape.sets
-        set_costs = []
-        for rank, suits in suits_of.items():
-            if suits < 2 and not one:
-                continue
-            each = 3 - suits if suits < 3 else 0
-            copies = copies_of[rank]
-            spent = 0
-            for k in range(1, most + 1):
-                if 3 * k > copies + jokers:
-                    break
-                # k sets of one rank need at least k * each jokers, and 3k cards from c naturals
-                total = max(k * each, 3 * k - copies)
-                set_costs.append(total - spent)
-                spent = total
-        if len(set_costs) < shape.sets:
-            return False
-        costs += sorted(set_costs)[: shape.sets]
-    if shape.runs:
-        for suit in taken_suits:
-            masks[suit] = 0
-        if shape.naturals != "one":
-            # no more jokers than naturals: a run needs at least half its minimum length in naturals
-            least = (shape.min_run + 1) // 2
-            for suit, mask in masks.items():
-                if (mask & ~(1 << 14)).bit_count() < least:
-                    masks[suit] = 0
-        run_costs: list[int] = []
-        forbidden = shape.suit_rule == "forbidden"
-        for mask in masks.values():
-            if mask:
-                cheapest = _window_costs(mask, shape.min_run)
-                if forbidden:
-                    run_costs.append(cheapest[0])
-                else:
-                    run_costs += cheapest
-        if len(run_costs) < shape.runs:
-            return False
-        costs += sorted(run_costs)[: shape.runs]
-    return sum(costs) <= jokers
+    for suits, copies in zip(suits_of, copies_of, strict=True):
+        if suits < least:
+            continue
+        each = 3 - suits if suits < 3 else 0
+        if most == 1 or copies + jokers < 6:
+            # at most one set of this rank: it costs ``each`` (copies >= suits, so 3 - c <= each)
+            if copies + jokers >= 3:
+                costs.append(each)
+            continue
+        spent = 0
+        for k in range(1, most + 1):
+            if 3 * k > copies + jokers:
+                break
+            # k sets of one rank need at least k * each jokers, and 3k cards from c naturals
+            total = max(k * each, 3 * k - copies)
+            costs.append(total - spent)
+            spent = total
+    costs.sort()
+    return costs
+
+
+def _run_costs(counts: Counts, shape: Shape, taken_suits: str) -> list[int]:
+    """The joker costs of the runs the hand could make, cheapest first: the best windows of the
+    minimum length per suit (one per suit when runs may not share a suit)."""
+    masks = [0] * len(SUITS)
+    for code, number in counts.items():
+        if number > 0:
+            _, suit_index, bits = _FACTS[code]
+            masks[suit_index] |= bits
+    for suit in taken_suits:
+        masks[SUITS.index(suit)] = 0
+    if shape.naturals != "one":
+        # no more jokers than naturals: a run needs at least half its minimum length in naturals
+        least = (shape.min_run + 1) // 2
+        masks = [mask if (mask & ~(1 << 14)).bit_count() >= least else 0 for mask in masks]
+    costs: list[int] = []
+    forbidden = shape.suit_rule == "forbidden"
+    for mask in masks:
+        if mask:
+            cheapest = _window_costs(mask, shape.min_run)
+            if forbidden:
+                costs.append(cheapest[0])
+            else:
+                costs += cheapest
+    costs.sort()
+    return costs
 
 
 def find_layout(hand: Iterable[str], shape: Shape, leftover_ok: LeftoverRule, pin: str | None = None) -> Layout | None:
