@@ -84,16 +84,19 @@ class ServerProcess:
 
 
 def spawn_server(
-    store: str,
+    store: str | None,
     *,
     args: Sequence[str] = (),
     address: str = "127.0.0.1:0",
     env: Mapping[str, str] | None = None,
     timeout: float = 60.0,
 ) -> ServerProcess:
-    """Start ``cardgames serve --address ADDRESS --store STORE ARGS...``; return once it listens."""
+    """Start ``cardgames serve --address ADDRESS --store STORE ARGS...``; return once it listens.
+
+    ``store`` None: no ``--store`` (the environment's ``CARDGAMES_STORE`` or the default applies).
+    """
     command = [sys.executable, "-c", "from service.cli import main; main()", "serve", "--address", address,
-               "--store", store, *args]
+               *(["--store", store] if store is not None else []), *args]
     log_file = tempfile.NamedTemporaryFile(prefix="cardgames-serve-", suffix=".log", delete=False)  # noqa: SIM115
     process = subprocess.Popen(
         command, cwd=ROOT, stdout=subprocess.PIPE, stderr=log_file, text=True,

@@ -223,3 +223,13 @@ async def test_a_round_robin_channel_over_both_replicas_plays_a_whole_match(repl
             moves += 1
         assert moves > 20
         assert (await stub.GetView(pb.GetViewRequest(game_id=game_id))).view.over
+
+
+def test_postgresql_mode_from_the_environment() -> None:
+    """``CARDGAMES_STORE`` instead of ``--store``: the process serves the database, shared."""
+    with fresh_database() as (url, name):
+        server = spawn_server(None, env={"CARDGAMES_STORE": url})
+        try:
+            assert f"/{name}" in server.lines[0] and "shared" in server.lines[0]
+        finally:
+            server.stop()
