@@ -114,26 +114,253 @@ def _enum_prefix(enum: Any) -> str:
     return str(zero.name[: -len("UNSPECIFIED")])
 
 
-def _enum_number(field: FieldT, value: Any) -> int:
-    if isinstance(value, int) and not isinstance(value, bool):
+# ---------------------------------------------------------------------------
+# Plans: what the descriptors say, read once per message type into plain Python (reading a
+# descriptor's attributes costs far more than the conversion itself).
+
+
+class _Enum:
+    """An enum's values by name (zero left out: it reads as None) and the strings they stand for."""
+
+    __slots__ = ("numbers", "prefix", "texts")
+
+    def __init__(self, enum: Any) -> None:
+        self.prefix = prefix = _enum_prefix(enum)
+        self.numbers = {value.name: value.number for value in enum.values if value.number != 0}
+        self.texts: dict[int, str | None] = {
+            number: value.name[len(prefix):].lower() for number, value in enum.values_by_number.items()
+        }
+        self.texts[0] = None
+
+
+class _Field:
+    """One field of a message, with what converting it needs."""
+
+    __slots__ = ("_enum", "_plan", "_value", "descriptor", "full_name", "is_map", "kind", "name", "presence",
+                 "repeated")
+
+    def __init__(self, field: FieldT) -> None:
+        self.descriptor = field
+        self.name: str = field.name
+        self.full_name: str = field.full_name
+        self.kind: int = field.type
+        self.is_map = _is_map(field)
+        self.repeated: bool = field.is_repeated
+        self.presence: bool = field.has_presence
+        self._plan: _Plan | None = None
+        self._value: _Field | None = None
+        self._enum: _Enum | None = None
+
+    @property
+    def plan(self) -> _Plan:
+        """The plan of the field's message type (built on first use: messages may nest themselves)."""
+        if self._plan is None:
+            self._plan = _plan(self.descriptor.message_type)
+        return self._plan
+
+    @property
+    def value(self) -> _Field:
+        """A map field's value field."""
+        if self._value is None:
+            self._value = _Field(self.descriptor.message_type.fields_by_name["value"])
+        return self._value
+
+    def enum_number(self, value: Any) -> int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if not isinstance(value, str):
+            raise WireError(f"{self.full_name}: expected a string for an enum, got {value!r}")
+        if self._enum is None:
+            self._enum = _Enum(self.descriptor.enum_type)
+        number = self._enum.numbers.get(self._enum.prefix + value.upper())
+        if number is None:
+            raise WireError(f"{self.full_name}: unknown value {value!r}")
+        return number
+
+    def enum_text(self, number: int) -> str | None:
+        if self._enum is None:
+            if number == 0:
+                return None
+            self._enum = _Enum(self.descriptor.enum_type)
+        try:
+            return self._enum.texts[number]
+        except KeyError:
+            raise WireError(f"{self.full_name}: unknown enum number {number}") from None
+
+    # -- plain data -> message --
+
+    def set(self, message: Message, value: Any, ignore_unknown: bool) -> None:
+        if value is None:
+            if self.presence:
+                message.ClearField(self.name)
+                return
+            raise WireError(f"{self.full_name} cannot be null (make it optional or a message)")
+        if self.is_map:
+            self.set_map(message, value, ignore_unknown)
+        elif self.repeated:
+            self.set_repeated(message, value, ignore_unknown)
+        elif self.kind == _MESSAGE:
+            member = getattr(message, self.name)
+            member.SetInParent()
+            self.plan.fill(member, value, ignore_unknown)
+        elif self.kind == _ENUM:
+            setattr(message, self.name, self.enum_number(value))
+        else:
+            try:
+                setattr(message, self.name, value)
+            except (TypeError, ValueError) as error:
+                raise WireError(f"{self.full_name}: {error}") from error
+
+    def set_repeated(self, message: Message, values: Any, ignore_unknown: bool) -> None:
+        if not isinstance(values, list | tuple):
+            raise WireError(f"{self.full_name}: expected a list, got {values!r}")
+        container = getattr(message, self.name)
+        if self.kind == _MESSAGE:
+            fill_item = self.plan.fill
+            for item in values:
+                fill_item(container.add(), item, ignore_unknown)
+        elif self.kind == _ENUM:
+            container.extend([self.enum_number(item) for item in values])
+        else:
+            try:
+                container.extend(values)
+            except (TypeError, ValueError) as error:
+                raise WireError(f"{self.full_name}: {error}") from error
+
+    def set_map(self, message: Message, values: Any, ignore_unknown: bool) -> None:
+        if not isinstance(values, Mapping):
+            raise WireError(f"{self.full_name}: expected an object, got {values!r}")
+        container = getattr(message, self.name)
+        value_field = self.value
+        try:
+            for key, value in values.items():
+                if value_field.kind == _MESSAGE:
+                    value_field.plan.fill(container[key], value, ignore_unknown)
+                elif value_field.kind == _ENUM:
+                    container[key] = value_field.enum_number(value)
+                else:
+                    container[key] = value
+        except (TypeError, ValueError) as error:
+            if isinstance(error, WireError):
+                raise
+            raise WireError(f"{self.full_name}: {error}") from error
+
+    # -- message -> plain data --
+
+    def get(self, message: Message) -> Any:
+        value = getattr(message, self.name)
+        if self.is_map:
+            value_field = self.value
+            if value_field.kind == _MESSAGE:
+                read = value_field.plan.read
+                return {key: read(item) for key, item in value.items()}
+            if value_field.kind == _ENUM:
+                return {key: value_field.enum_text(item) for key, item in value.items()}
+            return dict(value)
+        if self.repeated:
+            return self.get_repeated(value)
+        if self.presence and not message.HasField(self.name):
+            return None
+        if self.kind == _MESSAGE:
+            return self.plan.read(value)
+        if self.kind == _ENUM:
+            return self.enum_text(value)
         return value
-    if not isinstance(value, str):
-        raise WireError(f"{field.full_name}: expected a string for an enum, got {value!r}")
-    enum = field.enum_type
-    entry = enum.values_by_name.get(_enum_prefix(enum) + value.upper())
-    if entry is None or entry.number == 0:
-        raise WireError(f"{field.full_name}: unknown value {value!r}")
-    return int(entry.number)
+
+    def get_repeated(self, values: Any) -> list[Any]:
+        if self.kind == _MESSAGE:
+            read = self.plan.read
+            return [read(item) for item in values]
+        if self.kind == _ENUM:
+            return [self.enum_text(item) for item in values]
+        return list(values)
 
 
-def _enum_text(field: FieldT, number: int) -> str | None:
-    if number == 0:
-        return None
-    enum = field.enum_type
-    entry = enum.values_by_number.get(number)
-    if entry is None:
-        raise WireError(f"{field.full_name}: unknown enum number {number}")
-    return str(entry.name[len(_enum_prefix(enum)) :].lower())
+class _Plan:
+    """How to convert one message type: its wrapper kind and its fields."""
+
+    __slots__ = ("fields", "full_name", "games", "list_field", "map_field", "name", "ordered", "plain", "union")
+
+    def __init__(self, descriptor: DescriptorT) -> None:
+        self.name: str = descriptor.name
+        self.full_name: str = descriptor.full_name
+        self.ordered = tuple(_Field(field) for field in descriptor.fields)
+        self.fields = {field.name: field for field in self.ordered}
+        list_field, map_field = _list_field(descriptor), _map_field(descriptor)
+        self.list_field = self.fields[list_field.name] if list_field is not None else None
+        self.map_field = self.fields[map_field.name] if map_field is not None else None
+        self.union = union_oneof(descriptor)
+        #: A message that is neither a wrapper nor a union: a dict fills it field by field.
+        self.plain = self.list_field is None and self.map_field is None and self.union is None
+        #: The members of a top-level message's ``game`` oneof.
+        oneof = descriptor.oneofs_by_name.get(GAME_ONEOF)
+        self.games = frozenset(field.name for field in oneof.fields) if oneof is not None else frozenset()
+
+    def fill(self, message: Message, data: Any, ignore_unknown: bool, skip: str | None = None) -> None:
+        """Set ``message``'s fields from ``data``; ``skip``: a key of ``data`` to leave out."""
+        if not self.plain:
+            if self.list_field is not None and isinstance(data, list | tuple):
+                self.list_field.set_repeated(message, data, ignore_unknown)
+                return
+            if self.map_field is not None:
+                if skip is not None and isinstance(data, Mapping):
+                    data = {key: value for key, value in data.items() if key != skip}
+                self.map_field.set_map(message, data, ignore_unknown)
+                return
+        if not isinstance(data, Mapping):
+            raise WireError(f"{self.full_name}: expected an object, got {data!r}")
+        if self.union is not None and skip is None and TAG in data:
+            tag = data[TAG]
+            field = self.fields.get(tag) if isinstance(tag, str) else None
+            if field is None or field.kind != _MESSAGE:
+                raise WireError(f"{self.full_name}: unknown type {tag!r}")
+            member = getattr(message, tag)
+            member.SetInParent()
+            field.plan.fill(member, data, ignore_unknown, TAG)
+            return
+        fields = self.fields
+        for key, value in data.items():
+            if key == skip:
+                continue
+            field = fields.get(key)
+            if field is None:
+                if ignore_unknown:
+                    continue
+                raise WireError(f"{self.full_name} has no field {key!r}")
+            field.set(message, value, ignore_unknown)
+
+    def read(self, message: Message) -> Any:
+        """The plain data ``message`` holds."""
+        if self.plain:
+            return {field.name: field.get(message) for field in self.ordered}
+        if self.list_field is not None:
+            return self.list_field.get_repeated(getattr(message, self.list_field.name))
+        if self.map_field is not None:
+            return self.map_field.get(message)
+        assert self.union is not None
+        tag = message.WhichOneof(self.union)
+        if tag is None:
+            return None
+        data = self.fields[tag].plan.read(getattr(message, tag))
+        return {TAG: tag, **data}
+
+
+_plans: dict[Any, _Plan] = {}
+_class_plans: dict[type[Message], _Plan] = {}
+
+
+def _plan(descriptor: DescriptorT) -> _Plan:
+    plan = _plans.get(descriptor)
+    if plan is None:
+        plan = _plans[descriptor] = _Plan(descriptor)
+    return plan
+
+
+def _plan_of(message: Message) -> _Plan:
+    plan = _class_plans.get(type(message))
+    if plan is None:
+        plan = _class_plans[type(message)] = _plan(message.DESCRIPTOR)
+    return plan
 
 
 # ---------------------------------------------------------------------------
@@ -143,100 +370,13 @@ def _enum_text(field: FieldT, number: int) -> str | None:
 def to_message(message_type: type[M], data: Any, *, ignore_unknown: bool = False) -> M:
     """A new ``message_type`` holding ``data`` (FORMAT.md-shaped plain data)."""
     message = message_type()
-    fill(message, data, ignore_unknown=ignore_unknown)
+    _plan_of(message).fill(message, data, ignore_unknown)
     return message
 
 
 def fill(message: Message, data: Any, *, ignore_unknown: bool = False) -> None:
     """Set ``message``'s fields from ``data`` (a dict, or a list for a list wrapper)."""
-    descriptor = message.DESCRIPTOR
-    list_field = _list_field(descriptor)
-    if list_field is not None and isinstance(data, list | tuple):
-        _set_repeated(message, list_field, data, ignore_unknown)
-        return
-    map_field = _map_field(descriptor)
-    if map_field is not None:
-        _set_map(message, map_field, data, ignore_unknown)
-        return
-    if not isinstance(data, Mapping):
-        raise WireError(f"{descriptor.full_name}: expected an object, got {data!r}")
-    oneof = union_oneof(descriptor)
-    if oneof is not None and TAG in data:
-        tag = data[TAG]
-        field = descriptor.fields_by_name.get(tag) if isinstance(tag, str) else None
-        if field is None or field.type != _MESSAGE:
-            raise WireError(f"{descriptor.full_name}: unknown type {tag!r}")
-        member = getattr(message, tag)
-        member.SetInParent()
-        fill(member, {key: value for key, value in data.items() if key != TAG}, ignore_unknown=ignore_unknown)
-        return
-    fields = descriptor.fields_by_name
-    for key, value in data.items():
-        field = fields.get(key)
-        if field is None:
-            if ignore_unknown:
-                continue
-            raise WireError(f"{descriptor.full_name} has no field {key!r}")
-        _set(message, field, value, ignore_unknown)
-
-
-def _set(message: Message, field: FieldT, value: Any, ignore_unknown: bool) -> None:
-    name = field.name
-    if value is None:
-        if field.has_presence:
-            message.ClearField(name)
-            return
-        raise WireError(f"{field.full_name} cannot be null (make it optional or a message)")
-    if _is_map(field):
-        _set_map(message, field, value, ignore_unknown)
-    elif field.is_repeated:
-        _set_repeated(message, field, value, ignore_unknown)
-    elif field.type == _MESSAGE:
-        member = getattr(message, name)
-        member.SetInParent()
-        fill(member, value, ignore_unknown=ignore_unknown)
-    elif field.type == _ENUM:
-        setattr(message, name, _enum_number(field, value))
-    else:
-        try:
-            setattr(message, name, value)
-        except (TypeError, ValueError) as error:
-            raise WireError(f"{field.full_name}: {error}") from error
-
-
-def _set_repeated(message: Message, field: FieldT, values: Any, ignore_unknown: bool) -> None:
-    if not isinstance(values, list | tuple):
-        raise WireError(f"{field.full_name}: expected a list, got {values!r}")
-    container = getattr(message, field.name)
-    if field.type == _MESSAGE:
-        for item in values:
-            fill(container.add(), item, ignore_unknown=ignore_unknown)
-    elif field.type == _ENUM:
-        container.extend(_enum_number(field, item) for item in values)
-    else:
-        try:
-            container.extend(values)
-        except (TypeError, ValueError) as error:
-            raise WireError(f"{field.full_name}: {error}") from error
-
-
-def _set_map(message: Message, field: FieldT, values: Any, ignore_unknown: bool) -> None:
-    if not isinstance(values, Mapping):
-        raise WireError(f"{field.full_name}: expected an object, got {values!r}")
-    container = getattr(message, field.name)
-    value_field = field.message_type.fields_by_name["value"]
-    try:
-        for key, value in values.items():
-            if value_field.type == _MESSAGE:
-                fill(container[key], value, ignore_unknown=ignore_unknown)
-            elif value_field.type == _ENUM:
-                container[key] = _enum_number(value_field, value)
-            else:
-                container[key] = value
-    except (TypeError, ValueError) as error:
-        if isinstance(error, WireError):
-            raise
-        raise WireError(f"{field.full_name}: {error}") from error
+    _plan_of(message).fill(message, data, ignore_unknown)
 
 
 # ---------------------------------------------------------------------------
@@ -245,53 +385,7 @@ def _set_map(message: Message, field: FieldT, values: Any, ignore_unknown: bool)
 
 def from_message(message: Message) -> Any:
     """The plain data a message holds (the inverse of :func:`to_message`)."""
-    descriptor = message.DESCRIPTOR
-    list_field = _list_field(descriptor)
-    if list_field is not None:
-        return _get_repeated(list_field, getattr(message, list_field.name))
-    map_field = _map_field(descriptor)
-    if map_field is not None:
-        return _get(message, map_field)
-    oneof = union_oneof(descriptor)
-    if oneof is not None:
-        tag = message.WhichOneof(oneof)
-        if tag is None:
-            return None
-        data = from_message(getattr(message, tag))
-        return {TAG: tag, **data}
-    data = {}
-    for field in descriptor.fields:
-        data[field.name] = _get(message, field)
-    return data
-
-
-def _get(message: Message, field: FieldT) -> Any:
-    name = field.name
-    value = getattr(message, name)
-    if _is_map(field):
-        value_field = field.message_type.fields_by_name["value"]
-        if value_field.type == _MESSAGE:
-            return {key: from_message(item) for key, item in value.items()}
-        if value_field.type == _ENUM:
-            return {key: _enum_text(value_field, item) for key, item in value.items()}
-        return dict(value)
-    if field.is_repeated:
-        return _get_repeated(field, value)
-    if field.has_presence and not message.HasField(name):
-        return None
-    if field.type == _MESSAGE:
-        return from_message(value)
-    if field.type == _ENUM:
-        return _enum_text(field, value)
-    return value
-
-
-def _get_repeated(field: FieldT, values: Any) -> list[Any]:
-    if field.type == _MESSAGE:
-        return [from_message(item) for item in values]
-    if field.type == _ENUM:
-        return [_enum_text(field, item) for item in values]
-    return list(values)
+    return _plan_of(message).read(message)
 
 
 # ---------------------------------------------------------------------------
@@ -311,12 +405,15 @@ def wrap(wrapper: type[M], game: str, data: Any, *, ignore_unknown: bool = False
 
     ``common`` sets the wrapper's own fields (a View's game_id, sequence, seat, ...).
     """
-    game_message_type(wrapper, game)
     message = wrapper()
-    fill(message, common)
+    plan = _plan_of(message)
+    if game not in plan.games:
+        raise WireError(f"{plan.name} has no game {game!r}")
+    if common:
+        plan.fill(message, common, False)
     member = getattr(message, game)
     member.SetInParent()
-    fill(member, data, ignore_unknown=ignore_unknown)
+    plan.fields[game].plan.fill(member, data, ignore_unknown)
     return message
 
 
@@ -325,7 +422,7 @@ def unwrap(message: Message) -> tuple[str, Any]:
     game = message.WhichOneof(GAME_ONEOF)
     if game is None:
         raise WireError(f"the {message.DESCRIPTOR.name} names no game")
-    return game, from_message(getattr(message, game))
+    return game, _plan_of(message).fields[game].plan.read(getattr(message, game))
 
 
 def wrap_command(game: str, command: Any) -> Command:
