@@ -369,6 +369,8 @@ class Games:
         """
         self.store = store
         self.shared = store_is_shared(store) if shared is None else shared
+        #: The in-memory store's calls never wait: they run on the event loop (a thread hop costs more).
+        self.inline = store.in_memory
         self.snapshots = SnapshotStore(store.factory, every_from_env() if snapshot_every is None else snapshot_every)
         self.max_live = max_live
         self.max_finished = max_finished
@@ -409,21 +411,49 @@ class Games:
         """Run a (synchronous) store call off the event loop; store failures are StoreUnavailable.
 
         A call that takes longer than ``store_timeout`` fails the request; ``on_late`` then runs
-        when it ends after all (a write may have happened).
+        when it ends after all (a write may have happened). With the in-memory store the call
+        runs right here, on the event loop.
         """
-        executor = self._readers if getattr(function, "__name__", "") in READS else self._executor
+        if self.inline:
+            try:
+                return function(*args)
+            except STORE_FAILURES as error:
+                log.warning("store failure: %s", error)
+                raise StoreUnavailable(f"the store failed: {error}") from error
+        name = getattr(function, "__name__", "store call")
+        executor = self._readers if name in READS else self._executor
         future = asyncio.get_running_loop().run_in_executor(executor, partial(function, *args))
+        return await self._outcome(future, name, on_late)
+
+    async def _outcome(self, future: asyncio.Future[T], name: str, on_late: Callable[[], None] | None) -> T:
+        """The result of a store call running elsewhere, within ``store_timeout`` (see :meth:`_run`)."""
         try:
             return await asyncio.wait_for(asyncio.shield(future), self.store_timeout)
         except TimeoutError:
             if on_late is not None:
                 future.add_done_callback(lambda _: on_late())
-            name = getattr(function, "__name__", "store call")
             log.warning("store call %s did not answer within %gs", name, self.store_timeout)
             raise StoreUnavailable(f"the store did not answer within {self.store_timeout:g}s ({name})") from None
         except STORE_FAILURES as error:
             log.warning("store failure: %s", error)
             raise StoreUnavailable(f"the store failed: {error}") from error
+
+    async def _append(self, live: _Live, events: list[Any], command: tuple[int, Any] | None, notes: list[Note]) -> int:
+        """Write a batch after the live game's sequence (lock held): the new sequence, or StaleSequence.
+
+        With group commit the records go straight to the writer thread and the loop awaits its
+        answer: no worker thread waits in between (one thread hop each way).
+        """
+        args = (live.game_id, live.header.game, live.sequence, events, command, [note.hash for note in notes])
+        on_late = partial(_mark_suspect, live)
+        if self.group_commit is None:
+            return await self._run(self.store.append, *args, on_late=on_late)
+        try:
+            written = self.store.append_later(*args)
+        except STORE_FAILURES as error:
+            log.warning("store failure: %s", error)
+            raise StoreUnavailable(f"the store failed: {error}") from error
+        return await self._outcome(asyncio.wrap_future(written), "append", on_late)
 
     def _spawn(self, coroutine: Any) -> None:
         """Run a background job (snapshots, feed catch-ups); :meth:`close` waits for them."""
@@ -717,11 +747,7 @@ class Games:
                 recorded = msgspec.to_builtins(parsed)  # the command as the rules read it
                 notes = live.chain(first, events, seat, recorded)
                 try:
-                    sequence = await self._run(
-                        self.store.append, live.game_id, live.header.game, live.sequence, events,
-                        (seat, recorded), [note.hash for note in notes],
-                        on_late=partial(_mark_suspect, live),
-                    )
+                    sequence = await self._append(live, events, (seat, recorded), notes)
                 except StaleSequence:
                     await self._catch_up(live)  # another process wrote first: reload what it wrote
                     caught_up = True
@@ -765,10 +791,7 @@ class Games:
             first = live.sequence + 1
             notes = live.chain(first, events)
             try:
-                sequence = await self._run(
-                    self.store.append, live.game_id, live.header.game, live.sequence, events, None,
-                    [note.hash for note in notes], on_late=partial(_mark_suspect, live),
-                )
+                sequence = await self._append(live, events, None, notes)
             except StaleSequence:
                 await self._catch_up(live)
                 return None

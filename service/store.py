@@ -35,13 +35,15 @@ Where the store lives is given by a URL (``--store`` or ``CARDGAMES_STORE``):
 Without a URL: ``CARDGAMES_STORE``, else the library's own environment when it names a
 ``PERSISTENCE_MODULE`` (``SQLITE_DBNAME``, ``POSTGRES_*``), else the SQLite file
 ``./data/cardgames.sqlite``. The library is synchronous: the application layer calls this
-module from worker threads, never on the event loop.
+module from worker threads, never on the event loop (except the in-memory store, whose calls
+never wait).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import Future
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -264,6 +266,11 @@ class EventStore:
     def describe(self) -> str:
         return describe_environment(self.env)
 
+    @property
+    def in_memory(self) -> bool:
+        """The library's plain-Python recorder: its calls never wait (no disk, no network)."""
+        return str(self.env.get("PERSISTENCE_MODULE", "")).endswith("popo")
+
     def close(self) -> None:
         self.factory.close()
 
@@ -302,6 +309,43 @@ class EventStore:
         except IntegrityError as error:
             raise StaleSequence(game_id, after) from error
         return after + len(events)
+
+    def append_later(
+        self,
+        game_id: UUID,
+        game_name: str,
+        after: int,
+        events: Sequence[Any],
+        command: tuple[int, Any] | None = None,
+        hashes: Sequence[str] = (),
+    ) -> Future[int]:
+        """:meth:`append` without waiting: a future of the new sequence (or of :class:`StaleSequence`).
+
+        A recorder that queues its inserts (``submit``: the group commit's writer thread,
+        service/batching.py) is only handed the records; with any other the insert is done here.
+        """
+        outcome: Future[int] = Future()
+        submit = getattr(self.recorder, "submit", None)
+        if submit is None or not events:
+            try:
+                outcome.set_result(self.append(game_id, game_name, after, events, command, hashes))
+            except BaseException as error:
+                outcome.set_exception(error)
+            return outcome
+
+        def settle(written: Future[Any]) -> None:
+            error = written.exception()
+            if error is None:
+                outcome.set_result(after + len(events))
+            elif isinstance(error, IntegrityError):
+                stale = StaleSequence(game_id, after)
+                stale.__cause__ = error
+                outcome.set_exception(stale)
+            else:
+                outcome.set_exception(error)
+
+        submit(self._records(game_id, game_name, after, events, command, hashes)).add_done_callback(settle)
+        return outcome
 
     @staticmethod
     def _records(
