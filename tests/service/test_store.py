@@ -11,6 +11,7 @@ import pytest
 
 from engine.core.events import MatchSeeded, Shuffled, match_seeded
 from service.store import (
+    ENV_SQLITE_SYNCHRONOUS,
     ENV_STORE,
     EventStore,
     GameNotFound,
@@ -100,6 +101,27 @@ def test_sqlite_file_survives_reopening(tmp_path: Path) -> None:
     second = EventStore.from_url(url)
     assert second.load(game_id, lambda name: CORE) == (HEADER, START)
     second.close()
+
+
+def test_sqlite_commits_to_the_wal_and_flushes_per_commit_only_when_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/service.md, durability on SQLite: WAL with synchronous=NORMAL unless FULL is asked for."""
+
+    def settings(store: EventStore) -> tuple[str, int]:
+        store.create(uuid4(), HEADER, START)  # connections are made on use: write through one
+        with store.factory.datastore.transaction(commit=False) as cursor:  # type: ignore[attr-defined]
+            cursor.execute("PRAGMA journal_mode")
+            mode = cursor.fetchone()[0]
+            cursor.execute("PRAGMA synchronous")
+            return mode, cursor.fetchone()[0]
+
+    assert settings(EventStore.from_url(f"sqlite://{tmp_path}/a.sqlite")) == ("wal", 1)  # NORMAL
+    assert settings(EventStore.from_url(f"sqlite://{tmp_path}/b.sqlite?synchronous=full")) == ("wal", 2)
+    monkeypatch.setenv(ENV_SQLITE_SYNCHRONOUS, "extra")
+    assert settings(EventStore.from_url(f"sqlite://{tmp_path}/c.sqlite")) == ("wal", 3)
+    with pytest.raises(StoreError, match="synchronous"):
+        EventStore.from_url(f"sqlite://{tmp_path}/d.sqlite?synchronous=off")
 
 
 def test_store_urls() -> None:
