@@ -182,7 +182,7 @@ def _placed(state: State, seat: int, cards: list[str], melds: tuple[Meld, ...], 
     return replace(
         state,
         hands=_set(state.hands, seat, hand),
-        known=_set(state.known, seat, trim_known(state.known[seat], hand)),
+        known=_set(state.known, seat, trim_known(state.known[seat], hand, codes)),
         melds=melds,
         turn=turn,
         **changes,
@@ -257,7 +257,7 @@ def _discarded(state: State, event: Discarded) -> State:
         phase=DRAW,
         to_act=(seat + 1) % state.players,
         hands=_set(state.hands, seat, hand),
-        known=_set(state.known, seat, trim_known(state.known[seat], hand)),
+        known=_set(state.known, seat, trim_known(state.known[seat], hand, (event.card,))),
         discard=(event.card, *state.discard),
         turn=None,
     )

@@ -137,7 +137,8 @@ def _draws(state: State, seat: int) -> list[Command]:
         first = 2
         if not (state.contract_met[seat] or final):
             first = _first_feasible_depth(hand, pile, contract_shape(state))
-        counts = Counter(hand) + Counter(pile[: first - 1])
+        counts = Counter(hand)
+        counts.update(pile[: first - 1])
         for depth in range(first, len(pile) + 1):
             counts[pile[depth - 1]] += 1
             if final and _never_three_runs(counts, state.config.final_deal_mode):

@@ -128,9 +128,11 @@ def remove_cards(hand: tuple[str, ...], codes: Iterable[str]) -> tuple[str, ...]
     return tuple(cards)
 
 
-def trim_known(known: tuple[str, ...], hand: tuple[str, ...]) -> tuple[str, ...]:
-    """Publicly known cards still in the hand: at most as many of a code as the hand holds."""
-    if not known:
+def trim_known(known: tuple[str, ...], hand: tuple[str, ...], left: Iterable[str] = ()) -> tuple[str, ...]:
+    """Publicly known cards still in the hand: at most as many of a code as the hand holds.
+    ``left`` (optional) names the codes that just left the hand: when no known card has one of
+    them, nothing changes."""
+    if not known or (left and known_untouched(known, left)):
         return known
     have = Counter(hand)
     kept = []
@@ -139,6 +141,10 @@ def trim_known(known: tuple[str, ...], hand: tuple[str, ...]) -> tuple[str, ...]
             have[card] -= 1
             kept.append(card)
     return tuple(kept)
+
+
+def known_untouched(known: tuple[str, ...], left: Iterable[str]) -> bool:
+    return not any(code in known for code in left)
 
 
 def discardable(config: Config, barred: str | None, hand: tuple[str, ...], card: str) -> bool:
