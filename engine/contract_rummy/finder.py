@@ -148,14 +148,16 @@ def _suit_runs(
     # naturals and naturals at both ends (any other longer run holds a shorter legal one).
     lengths = range(min_run, min(14, max(min_run, 2 * jokers)) + 1) if all_lengths else (min_run,)
     for length in lengths:
+        window = (1 << length) - 1
         for low in range(1, 16 - length):
             high = low + length - 1
-            natural_positions = [p for p in range(low, high + 1) if present[p]]
+            held = mask >> low & window  # bit i: position low + i
             if low == 1 and high == 14 and not two_aces:
-                natural_positions = [p for p in natural_positions if p != 14]
+                held &= ~(1 << 13)  # one ace cannot stand at both ends
+            if not held or length - held.bit_count() > jokers:
+                continue  # (most windows: counted on the bits before any list is built)
+            natural_positions = [p for p in range(low, high + 1) if held >> (p - low) & 1]
             gaps = length - len(natural_positions)
-            if gaps > jokers or not natural_positions:
-                continue
             subsets: Iterable[tuple[int, ...]] = [()]
             if substitute:
                 spare = jokers - gaps
@@ -253,8 +255,7 @@ def _walk(
 ) -> list[Candidate] | None:
     """Fill the plan's slots in order, each from its pool; melds of one pool in pool order (no
     permutations), every node cut by the feasibility bound of what is left to find."""
-    kinds = [kind for kind, _ in plan]
-    remaining = [shape._replace(sets=kinds[i:].count(SET), runs=kinds[i:].count(RUN)) for i in range(len(plan))]
+    remaining = _remaining(shape, tuple(kind for kind, _ in plan))
     chosen: list[Candidate] = []
     budget = [jokers]
 
@@ -291,6 +292,12 @@ def _walk(
 
     return list(chosen) if walk(0, 0) else None
 
+
+
+@lru_cache(maxsize=256)
+def _remaining(shape: Shape, kinds: tuple[str, ...]) -> tuple[Shape, ...]:
+    """For each slot of a plan, the shape of the melds still to find from that slot on."""
+    return tuple(shape._replace(sets=kinds[i:].count(SET), runs=kinds[i:].count(RUN)) for i in range(len(kinds)))
 
 
 @cache
