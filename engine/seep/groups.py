@@ -21,11 +21,12 @@ from engine.seep.cards import VALUE
 MAX_SUM = 13
 _SUMS_MASK = (1 << (MAX_SUM + 1)) - 1
 
-Selection = tuple[int, ...]  # disjoint group masks
 Grouping = tuple[tuple[str, ...], ...]
-_NOTHING: list[Selection] = [()]  # the only selection when no group exists (read-only)
 _EMPTY: list[int] = []  # no group (read-only)
 _NO_GROUPS: list[Grouping] = [()]  # the only grouping when no group exists (read-only)
+_NONE: list[Grouping] = []  # no grouping at all (read-only)
+#: Up to this many groups of a value, the one-group and no-group cases are looked for first.
+_FEW = 8
 
 
 def reachable_sums(values: Iterable[int]) -> int:
@@ -80,7 +81,7 @@ class Floor:
     memoised enumeration only runs for a value with two or more groups.
     """
 
-    __slots__ = ("_by_low", "_by_sum", "_cards", "_groupings", "_memo", "cards", "full", "sums", "values")
+    __slots__ = ("_by_low", "_by_sum", "_cards", "_memo", "cards", "full", "sums", "values")
 
     def __init__(self, loose: tuple[str, ...], values: list[int] | None = None, sums: int | None = None) -> None:
         self.cards = loose
@@ -91,9 +92,8 @@ class Floor:
         self.sums = reachable_sums(values) if sums is None else sums
         self._by_sum: dict[int, list[int]] | None = None
         self._by_low: dict[tuple[int, int], list[int]] | None = None
-        self._memo: dict[tuple[int, int, int, bool, bool], list[Selection]] = {}
+        self._memo: dict[tuple[int, bool, bool], dict[int, list[Grouping]]] = {}
         self._cards: dict[int, tuple[str, ...]] = {}
-        self._groupings: dict[tuple[int, int, bool, bool], list[Grouping]] | None = None
 
     def _index(self) -> dict[int, list[int]]:
         by_sum = self._by_sum = sets_by_sum(tuple(self.values))
@@ -128,57 +128,60 @@ class Floor:
             return _NO_GROUPS
         by_sum = self._by_sum if self._by_sum is not None else self._index()
         inside = by_sum[target]  # reachable: not empty
-        if avail != self.full:
-            inside = [group for group in inside if group & avail == group]
-        if len(inside) == 1:
-            # one group: taking it is always a selection; leaving it is one unless
-            # maximality forbids it (a single card of the value joins a new house anyway)
-            group = inside[0]
-            taken = (self.cards_of(group),)
-            if maximal and not (merged_singles and not group & (group - 1)):
-                return [taken]
-            return [(), taken]
-        if not inside:
-            return _NO_GROUPS
-        if self._groupings is None:
-            self._groupings = {}
-        key = (target, avail, maximal, merged_singles)
-        found = self._groupings.get(key)
-        if found is None:
-            cards_of = self.cards_of
-            found = self._groupings[key] = [
-                tuple([cards_of(group) for group in selection])
-                for selection in self._select(target, avail, 1, maximal, merged_singles)
-            ]
-        return found
+        if len(inside) <= _FEW:
+            if avail != self.full:
+                inside = [group for group in inside if group & avail == group]
+            if len(inside) == 1:
+                # one group: taking it is always a selection; leaving it is one unless
+                # maximality forbids it (a single card of the value joins a new house anyway)
+                group = inside[0]
+                taken = (self.cards_of(group),)
+                if maximal and not (merged_singles and not group & (group - 1)):
+                    return [taken]
+                return [(), taken]
+            if not inside:
+                return _NO_GROUPS
+        memo = self._memo.get((target, maximal, merged_singles))
+        if memo is None:
+            memo = self._memo[(target, maximal, merged_singles)] = {}
+        by_low = self._by_low if self._by_low is not None else self._index_low()
+        return self._select(target, avail, 1, maximal, merged_singles, memo, by_low)
 
-    def _select(self, target: int, rem: int, sums: int, maximal: bool, merged: bool) -> list[Selection]:
+    def _select(
+        self, target: int, rem: int, sums: int, maximal: bool, merged: bool,
+        memo: dict[int, list[Grouping]], by_low: dict[tuple[int, int], list[int]],
+    ) -> list[Grouping]:
         """The selections within ``rem`` (``sums``: what the cards left out so far reach),
-        deciding the lowest undecided card: left out, or the lowest card of a group taken."""
+        deciding the lowest undecided card: left out, or the lowest card of a group taken.
+
+        Memoised per (cards undecided, sums reached): a floor of many small cards has
+        thousands of selections but far fewer distinct tails, each built once, as card
+        tuples, and shared by every selection that ends with it."""
         if not rem:
-            return _NOTHING
-        key = (target, rem, sums, maximal, merged)
-        found = self._memo.get(key)
+            return _NO_GROUPS
+        key = rem << 14 | sums
+        found = memo.get(key)
         if found is not None:
             return found
         low = (rem & -rem).bit_length() - 1
         rest = rem & ~(1 << low)
-        out: list[Selection] = []
         # the lowest undecided card is left out ...
         value = self.values[low]
         if maximal and not (merged and value == target):
             skipped = (sums | (sums << value)) & _SUMS_MASK
-            if not skipped >> target & 1:
-                out.extend(self._select(target, rest, skipped, maximal, merged))
+            out = _NONE if skipped >> target & 1 else self._select(target, rest, skipped, maximal, merged, memo, by_low)
         else:
-            out.extend(self._select(target, rest, sums, maximal, merged))
+            out = self._select(target, rest, sums, maximal, merged, memo, by_low)
         # ... or it is the lowest card of one of the groups taken
-        by_low = self._by_low if self._by_low is not None else self._index_low()
+        extended = False
         for group in by_low.get((target, low), _EMPTY):
             if group & rem == group:
-                for tail in self._select(target, rem & ~group, sums, maximal, merged):
-                    out.append((group, *tail))
-        self._memo[key] = out
+                if not extended:
+                    out, extended = list(out), True
+                cards = self.cards_of(group)
+                tails = self._select(target, rem & ~group, sums, maximal, merged, memo, by_low)
+                out += [(cards, *tail) for tail in tails]
+        memo[key] = out
         return out
 
     def _index_low(self) -> dict[tuple[int, int], list[int]]:
