@@ -165,8 +165,8 @@ def _plays(state: State, seat: int) -> list[Any]:
         if throw:
             out.append(Throw(card))
         for target, own, rests in builds:
-            head = (card, *own)
-            out += [Build(card, target, (head, *rest)) for rest in rests]
+            head = ((card, *own),)  # the card's own group, then each choice of further groups
+            out += [Build(card, target, head + rest) for rest in rests]
         if breaks:
             out += [Break(card, house) for house in breaks]
     return out
