@@ -1,6 +1,6 @@
 """Load time of a game vs the length of its log, with and without snapshots.
 
-    python -m bench.loadtime --lengths 599,2099,8099,20099 --store memory --store sqlite --store postgres
+    python -m bench.loadtime --lengths 590,2090,8090,20090 --store memory --store sqlite --store postgres
 
 One long All Fours match (a high ``target_score``, random legal play, a fixed seed) is played
 through the application layer on the in-memory store, once per length: a game whose log
@@ -121,7 +121,7 @@ def table(rows: Sequence[Row], every: int) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.loadtime", description=__doc__.splitlines()[0])
-    parser.add_argument("--lengths", default="599,2099,8099,20099", help="log lengths (events), comma-separated")
+    parser.add_argument("--lengths", default="590,2090,8090,20090", help="log lengths (events), comma-separated")
     parser.add_argument("--store", action="append", help="memory, sqlite, postgres (repeatable; default all three)")
     parser.add_argument("--every", type=int, default=100, help="snapshot every K events (default 100)")
     parser.add_argument("--repeat", type=int, default=5, help="cold loads per figure (median)")
