@@ -90,51 +90,53 @@ def _held(counts: Counts) -> tuple[list[int], list[int]]:
     return suits_of, masks
 
 
-def _set_candidates(counts: Counts, jokers: int, rule: str, substitute: bool, sizes: Iterable[int] = (3,)
-                    ) -> list[Candidate]:
-    """Sets of the given sizes. Without ``substitute`` a joker only claims a suit of which the hand
-    holds no card of that rank (a joker standing for a card the hand holds can trade places with it)."""
-    suits_of, _ = _held(counts)
+@lru_cache(maxsize=4096)
+def _set_pool(suits_of: tuple[int, ...], jokers: int, rule: str, substitute: bool) -> tuple[Candidate, ...]:
+    """The 3-card sets of a hand holding, of each rank, the suits of ``suits_of`` (bits), ranks in
+    order. Without ``substitute`` a joker only claims a suit of which the hand holds no card of that
+    rank (a joker standing for a card the hand holds can trade places with it)."""
     out: list[Candidate] = []
     for rank, held in zip(RANKS, suits_of, strict=True):
         if held:
-            out += _rank_sets(rank, held, jokers, rule, substitute, tuple(sizes))
-    return out
+            out += _rank_sets(rank, held, jokers, rule, substitute)
+    return tuple(out)
 
 
 @lru_cache(maxsize=4096)
-def _rank_sets(rank: str, held: int, jokers: int, rule: str, substitute: bool, sizes: tuple[int, ...]
-               ) -> tuple[Candidate, ...]:
+def _rank_sets(rank: str, held: int, jokers: int, rule: str, substitute: bool) -> tuple[Candidate, ...]:
     """The sets of one rank whose suits held are the bits of ``held``. Cached: between one search and
     the next (another dig depth, the next turn) most ranks of the hand have not changed."""
     suits = [suit for index, suit in enumerate(SUITS) if held >> index & 1]
     absent = [suit for suit in SUITS if suit not in suits]
     out = []
-    for size in sizes:
-        for k in range(min(len(suits), size), 0, -1):
-            need = size - k
-            if need > jokers or not enough_naturals(k, need, rule):
-                continue
-            if not substitute and need > len(absent):
-                continue
-            for chosen in combinations(suits, k):
-                missing = absent + [suit for suit in suits if suit not in chosen]
-                naturals = tuple(rank + suit for suit in chosen)
-                cards = naturals + tuple(JOKER_PREFIX + rank + suit for suit in missing[:need])
-                out.append(Candidate(SET, cards, naturals, need, "", rank, 0, 0))
+    for k in range(min(len(suits), 3), 0, -1):
+        need = 3 - k
+        if need > jokers or not enough_naturals(k, need, rule):
+            continue
+        if not substitute and need > len(absent):
+            continue
+        for chosen in combinations(suits, k):
+            missing = absent + [suit for suit in suits if suit not in chosen]
+            naturals = tuple(rank + suit for suit in chosen)
+            cards = naturals + tuple(JOKER_PREFIX + rank + suit for suit in missing[:need])
+            out.append(Candidate(SET, cards, naturals, need, "", rank, 0, 0))
     return tuple(out)
 
 
-def _run_candidates(
-    counts: Counts, jokers: int, min_run: int, rule: str, substitute: bool, all_lengths: bool
-) -> list[Candidate]:
-    _, masks = _held(counts)
+def _two_aces(counts: Counts) -> tuple[bool, ...]:
+    """Per suit: does the hand hold two aces of it (one for each end of a 14-card run)?"""
+    return tuple(counts.get("A" + suit, 0) >= 2 for suit in SUITS)
+
+
+@lru_cache(maxsize=4096)
+def _run_pool(masks: tuple[int, ...], two_aces: tuple[bool, ...], jokers: int, min_run: int, rule: str,
+              substitute: bool, all_lengths: bool) -> tuple[Candidate, ...]:
+    """The runs of a hand holding the positions of ``masks`` (bits) in each suit, suits in order."""
     out: list[Candidate] = []
-    for suit, mask in zip(SUITS, masks, strict=True):
+    for suit, mask, both in zip(SUITS, masks, two_aces, strict=True):
         if mask:
-            two_aces = counts.get("A" + suit, 0) >= 2
-            out += _suit_runs(suit, mask, two_aces, jokers, min_run, rule, substitute, all_lengths)
-    return out
+            out += _suit_runs(suit, mask, both, jokers, min_run, rule, substitute, all_lengths)
+    return tuple(out)
 
 
 @lru_cache(maxsize=8192)
@@ -221,19 +223,29 @@ def _search(
 ) -> list[Candidate] | None:
     rule = shape.naturals
     all_lengths = rule != "one"
-    sets = _set_candidates(counts, jokers, rule, substitute) if shape.sets else []
-    runs = _run_candidates(counts, jokers, shape.min_run, rule, substitute, all_lengths) if shape.runs else []
+    suits_of, masks = _held(counts)
+    two_aces = _two_aces(counts)
+    sets = _set_pool(tuple(suits_of), jokers, rule, substitute) if shape.sets else ()
+    runs = _run_pool(tuple(masks), two_aces, jokers, shape.min_run, rule, substitute, all_lengths) if shape.runs else ()
     if len(sets) < (1 if shape.sets else 0) or len(runs) < (1 if shape.runs else 0):
         return None
     if shape.runs > 1 and shape.suit_rule == "forbidden" and len({c.suit for c in runs}) < shape.runs:
         return None
-    plans: list[list[tuple[str, list[Candidate]]]] = []
+    plans: list[Sequence[tuple[str, Sequence[Candidate]]]] = []
     if pin is None:
         plans.append([(SET, sets)] * shape.sets + [(RUN, runs)] * shape.runs)
     else:
-        # The pin goes in the first meld: one plan per kind of meld that can hold it.
-        for kind, pool in ((SET, sets), (RUN, runs)):
-            holding = [c for c in pool if (c.jokers if pin == JOKER else pin in c.naturals)]
+        # The pin goes in the first meld: one plan per kind of meld that can hold it. A natural
+        # pin is only in the melds of its own rank (sets) or suit (runs): those parts of the pools.
+        if pin == JOKER:
+            set_part, run_part = sets, runs
+        else:
+            rank, suit = _FACTS[pin][:2]
+            set_part = _rank_sets(RANKS[rank], suits_of[rank], jokers, rule, substitute) if sets else ()
+            run_part = _suit_runs(SUITS[suit], masks[suit], two_aces[suit], jokers, shape.min_run, rule,
+                                  substitute, all_lengths) if runs else ()
+        for kind, part in ((SET, set_part), (RUN, run_part)):
+            holding = [c for c in part if (c.jokers if pin == JOKER else pin in c.naturals)]
             if holding:
                 rest_sets = shape.sets - (kind == SET)
                 rest_runs = shape.runs - (kind == RUN)
@@ -246,7 +258,7 @@ def _search(
 
 
 def _walk(
-    plan: list[tuple[str, list[Candidate]]],
+    plan: Sequence[tuple[str, Sequence[Candidate]]],
     counts: Counts,
     jokers: int,
     shape: Shape,
