@@ -415,9 +415,17 @@ def _run_costs(counts: Counts, shape: Shape, taken_suits: str) -> list[int]:
     return costs
 
 
+def count(cards: Iterable[str]) -> Counts:
+    """How many of each code: a plain dict, built without ``Counter``'s per-call overhead (hot path)."""
+    counts: Counts = {}
+    for card in cards:
+        counts[card] = counts.get(card, 0) + 1
+    return counts
+
+
 def find_layout(hand: Iterable[str], shape: Shape, leftover_ok: LeftoverRule, pin: str | None = None) -> Layout | None:
     """A layout of ``shape`` from ``hand`` whose leftover ``leftover_ok`` accepts, or None."""
-    counts: Counts = Counter(hand)
+    counts = count(hand)
     jokers = counts.pop(JOKER, 0)
     if not feasible(counts, jokers, shape):
         return None

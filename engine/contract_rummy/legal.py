@@ -25,7 +25,15 @@ from engine.contract_rummy.commands import (
     SwapJoker,
 )
 from engine.contract_rummy.config import CONTRACTS, Config
-from engine.contract_rummy.finder import Counts, LeftoverRule, Shape, feasible, find_layout, three_runs_cover
+from engine.contract_rummy.finder import (
+    Counts,
+    LeftoverRule,
+    Shape,
+    count,
+    feasible,
+    find_layout,
+    three_runs_cover,
+)
 from engine.contract_rummy.melds import (
     JOKER_PREFIX,
     POSITION,
@@ -137,12 +145,13 @@ def _draws(state: State, seat: int) -> list[Command]:
         first = 2
         if not (state.contract_met[seat] or final):
             first = _first_feasible_depth(hand, pile, contract_shape(state))
-        counts = Counter(hand)
-        counts.update(pile[: first - 1])
+        counts = count((*hand, *pile[: first - 1])) if final else {}
         for depth in range(first, len(pile) + 1):
-            counts[pile[depth - 1]] += 1
-            if final and _never_three_runs(counts, state.config.final_deal_mode):
-                break  # more cards cannot help
+            if final:
+                card = pile[depth - 1]
+                counts[card] = counts.get(card, 0) + 1
+                if _never_three_runs(counts, state.config.final_deal_mode):
+                    break  # more cards cannot help
             dig = dig_command(state, seat, depth)
             if dig is not None:
                 commands.append(dig)
@@ -151,15 +160,21 @@ def _draws(state: State, seat: int) -> list[Command]:
 
 def _first_feasible_depth(hand: Sequence[str], pile: Sequence[str], shape: Shape) -> int:
     """The shallowest dig depth (from 2) whose cards and the hand pass the finder's quick test
-    (len(pile) + 1 if none). The test only gets easier with more cards, so a binary search."""
+    (len(pile) + 1 if none). The test only gets easier with more cards: the whole pile first (on
+    most turns even that fails), then a binary search."""
+    held = count(hand)
 
     def passes(depth: int) -> bool:
-        counts = Counter(hand)
-        counts.update(pile[:depth])
+        counts = dict(held)
+        for card in pile[:depth]:
+            counts[card] = counts.get(card, 0) + 1
         jokers = counts.pop(JOKER, 0)
         return feasible(counts, jokers, shape)
 
     low, high = 2, len(pile) + 1
+    if not passes(len(pile)):
+        return high
+    high = len(pile)
     while low < high:
         middle = (low + high) // 2
         if passes(middle):
@@ -280,7 +295,7 @@ def dig_command(state: State, seat: int, depth: int) -> Dig | None:
         layout = _all_at_once_layout(state, hand, None, target)
         return None if layout is None else Dig(depth=depth, then=(Meld(melds=tuple(layout)),))
     going_out_ok = going_out_allowed(state)
-    counts = Counter(hand)
+    counts = count(hand)
     jokers = counts.get(JOKER, 0)
     meldable = target == JOKER or _could_meld(counts, jokers, target, config.min_run_length)
     if met:
