@@ -17,7 +17,9 @@ at every step of a playout, so it is written for speed):
 * the rest depends on the card only through its value, so the moves are worked out once
   per value held and then stamped with each card of that value.
 
-Groups are listed in floor order, the played card first in its group. Tuples of groups
+The throws of the cards with nothing more on offer come first, then, card by card, the
+other cards' captures, throw, builds and breaks. Groups are listed in floor order, the
+played card first in its group. Tuples of groups
 are shared between the commands that can share them (the cards of one value, the builds
 of one shape).
 """
@@ -39,15 +41,16 @@ BuildShape = tuple[int, tuple[str, ...], list[Groups]]
 #: The moves open to a card of one value: capture groupings, throw, build shapes, houses to break.
 Moves = tuple[list[Groups], bool, list[BuildShape], list[int]]
 
-#: Card values 1..13 as bits.
+#: Card values 1..13 as bits; each card's value as a bit.
 _VALUES = (1 << 14) - 2
+_BIT = {card: 1 << value for card, value in VALUE.items()}
 #: Bit reversal of 7 bits: two lookups reverse the 14 bits of a set of sums.
 _REV7 = tuple(int(f"{bits:07b}"[::-1], 2) for bits in range(128))
 
 
-#: The last enumeration of plays: (state, seat, commands, [their ids, once asked]). A tuple
-#: replaced whole, so that a reader sees one enumeration's parts together.
-_LISTED: tuple[State | None, int, list[Any], list[set[int] | None]] = (None, -1, [], [None])
+#: The last enumeration of plays: (state, seat, commands). A tuple replaced whole, so that
+#: a reader sees one enumeration's parts together.
+_LISTED: tuple[State | None, int, list[Any]] = (None, -1, [])
 
 
 def legal_commands(state: State, seat: int) -> list[Any]:
@@ -57,7 +60,7 @@ def legal_commands(state: State, seat: int) -> list[Any]:
             return []
         global _LISTED
         out = _plays(state, seat)
-        _LISTED = (state, seat, out, [None])
+        _LISTED = (state, seat, out)
         return out
     if phase == BID and seat == (state.dealer + 1) % 4:
         return [_BIDS[value] for value in sorted({VALUE[card] for card in state.hands[seat] if VALUE[card] >= 9})]
@@ -65,22 +68,18 @@ def legal_commands(state: State, seat: int) -> list[Any]:
 
 
 def listed(state: State, seat: int, command: Any) -> bool:
-    """Whether ``command`` is one of the very objects the last ``legal_commands`` call
-    returned for this state object and seat.
+    """Whether ``command`` is among the commands the last ``legal_commands`` call returned for
+    this very state object and seat.
 
     ``decide`` then applies it without checking it again: ``legal_commands`` lists
-    exactly the commands ``decide`` accepts (tests/seep/test_legal.py), states and
-    commands are immutable, and identity (not equality) makes sure the command is the
-    listed object itself. The remembered list keeps its commands alive, so their ids
-    cannot be reused by other objects meanwhile. A command from anywhere else (the
-    service, a client, a test) is not listed and goes through every check."""
-    last_state, last_seat, commands, ids = _LISTED
-    if last_state is not state or last_seat != seat:
-        return False
-    found = ids[0]
-    if found is None:
-        found = ids[0] = set(map(id, commands))
-    return id(command) in found
+    exactly the commands ``decide`` accepts (tests/seep/test_legal.py), and states and
+    commands are immutable values, so an equal command is just as legal and takes effect
+    in the same way. The search is ``list.__contains__``: in C, and the listed object
+    itself (what a playout sends back) is recognised by identity before any comparison
+    of fields. Any other command (another state, another seat, a command not listed)
+    goes through every check."""
+    last_state, last_seat, commands = _LISTED
+    return last_state is state and last_seat == seat and command in commands
 
 
 def _plays(state: State, seat: int) -> list[Any]:
@@ -132,14 +131,16 @@ def _plays(state: State, seat: int) -> list[Any]:
     building &= _VALUES & ~last
     special = capturing | building | breaking
 
+    # most cards of a hand have nothing more on offer than a throw
+    plain = throwing & ~special
+    out: list[Any] = [Throw(card) for card in hand if _BIT[card] & plain] if plain else []
+    if not special:
+        return out
     floor: Floor | None = None
     by_value: dict[int, Moves] = {}
-    out: list[Any] = []
     for card, value in zip(hand, values, strict=True):
         bit = 1 << value
         if not special & bit:
-            if throwing & bit:
-                out.append(Throw(card))
             continue
         moves = by_value.get(value)
         if moves is None:
