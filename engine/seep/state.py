@@ -1,4 +1,9 @@
-"""The state of a Seep match: the floor (loose cards and houses), hands, piles, the match account."""
+"""The state of a Seep match: the floor (loose cards and houses), hands, piles, the match account.
+
+``gc=False``: states, houses and deal accounts are frozen and hold only strings, ints,
+tuples and structs built before them, so they cannot be part of a reference cycle and
+the garbage collector need not track them (one new state per event).
+"""
 
 from __future__ import annotations
 
@@ -19,7 +24,7 @@ PLAY: Final = "play"
 OVER: Final = "over"
 
 
-class House(msgspec.Struct, frozen=True):
+class House(msgspec.Struct, frozen=True, gc=False):
     """A house (A6): its value 9..13, its components (each adding up to the value), its owners."""
 
     value: int
@@ -34,7 +39,7 @@ class House(msgspec.Struct, frozen=True):
         return tuple([card for component in self.components for card in component])
 
 
-class LastDeal(msgspec.Struct, frozen=True):
+class LastDeal(msgspec.Struct, frozen=True, gc=False):
     """The account of the last finished deal (FORMAT.md ``last_deal``)."""
 
     card_points: tuple[int, int]
@@ -44,7 +49,7 @@ class LastDeal(msgspec.Struct, frozen=True):
     baazi_winner: int | None
 
 
-class State(msgspec.Struct, frozen=True):
+class State(msgspec.Struct, frozen=True, gc=False):
     """Everything the rules need. ``loose`` holds the four face-down floor cards in phase ``bid``.
 
     ``houses`` are kept in ascending order of value. ``window`` holds the cards of the
