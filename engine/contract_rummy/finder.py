@@ -423,11 +423,14 @@ def count(cards: Iterable[str]) -> Counts:
     return counts
 
 
-def find_layout(hand: Iterable[str], shape: Shape, leftover_ok: LeftoverRule, pin: str | None = None) -> Layout | None:
-    """A layout of ``shape`` from ``hand`` whose leftover ``leftover_ok`` accepts, or None."""
+def find_layout(
+    hand: Iterable[str], shape: Shape, leftover_ok: LeftoverRule, pin: str | None = None, checked: bool = False
+) -> Layout | None:
+    """A layout of ``shape`` from ``hand`` whose leftover ``leftover_ok`` accepts, or None.
+    ``checked``: the caller knows ``feasible`` passes for this hand and shape (it is not run again)."""
     counts = count(hand)
     jokers = counts.pop(JOKER, 0)
-    if not feasible(counts, jokers, shape):
+    if not checked and not feasible(counts, jokers, shape):
         return None
     refused = [False]
     found = _search(counts, jokers, shape, leftover_ok, pin, False, refused)

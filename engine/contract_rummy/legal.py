@@ -142,9 +142,8 @@ def _draws(state: State, seat: int) -> list[Command]:
         final = all_at_once(state)
         if final and state.contract_met[seat]:
             return commands
-        first = 2
-        if not (state.contract_met[seat] or final):
-            first = _first_feasible_depth(hand, pile, contract_shape(state))
+        checked = not (state.contract_met[seat] or final)
+        first = _first_feasible_depth(hand, pile, contract_shape(state)) if checked else 2
         counts = count((*hand, *pile[: first - 1])) if final else {}
         for depth in range(first, len(pile) + 1):
             if final:
@@ -152,7 +151,7 @@ def _draws(state: State, seat: int) -> list[Command]:
                 counts[card] = counts.get(card, 0) + 1
                 if _never_three_runs(counts, state.config.final_deal_mode):
                     break  # more cards cannot help
-            dig = dig_command(state, seat, depth)
+            dig = dig_command(state, seat, depth, contract_checked=checked)
             if dig is not None:
                 commands.append(dig)
     return commands
@@ -211,9 +210,18 @@ def _could_meld(counts: Counts, jokers: int, card: str, min_run: int) -> bool:
     return False
 
 
+def _meldable(counts: Counts, card: str, min_run: int) -> bool:
+    """May the dug ``card`` go in a new meld at all (a joker always may)? A quick necessary test."""
+    return card == JOKER or _could_meld(counts, counts.get(JOKER, 0), card, min_run)
+
+
 def _chains(state: State, hand: Sequence[str], target: str) -> Iterator[Chain]:
     """Ways to lay ``target`` off onto a meld on the table, laying off the cards between first
     (each step: the card as laid off, the meld, the end). The hand must hold ``target``."""
+    if target != JOKER and not any(
+        meld.rank == target[:-1] if meld.kind == SET else meld.suit == target[-1] for meld in state.melds
+    ):
+        return  # a natural card goes only on a set of its rank or a run of its suit: none on the table
     config = state.config
     counts = Counter(hand)
     counts[target] -= 1
@@ -282,8 +290,9 @@ def _without(hand: Sequence[str], cards: Sequence[str]) -> list[str]:
     return rest
 
 
-def dig_command(state: State, seat: int, depth: int) -> Dig | None:
-    """A dig to ``depth`` whose card is placed by its ``then`` list, if there is one (A.8 D3)."""
+def dig_command(state: State, seat: int, depth: int, contract_checked: bool = False) -> Dig | None:
+    """A dig to ``depth`` whose card is placed by its ``then`` list, if there is one (A.8 D3).
+    ``contract_checked``: the hand and the dug cards are known to pass the finder's quick test."""
     config = state.config
     pile = state.discard
     target = pile[depth - 1]
@@ -296,15 +305,13 @@ def dig_command(state: State, seat: int, depth: int) -> Dig | None:
         return None if layout is None else Dig(depth=depth, then=(Meld(melds=tuple(layout)),))
     going_out_ok = going_out_allowed(state)
     counts = count(hand)
-    jokers = counts.get(JOKER, 0)
-    meldable = target == JOKER or _could_meld(counts, jokers, target, config.min_run_length)
     if met:
         for chain in _chains(state, hand, target):
             rest = Counter(_without(hand, [card for card, _, _ in chain]))
             rest_jokers = rest.pop(JOKER, 0)
             if leftover_rule(config, None, counts, going_out_ok)(rest, rest_jokers):
                 return Dig(depth=depth, then=tuple(LayOff(card=c, meld=m, end=e) for c, m, e in chain))
-        if config.allow_new_melds_after_contract and meldable:
+        if config.allow_new_melds_after_contract and _meldable(counts, target, config.min_run_length):
             rule = leftover_rule(config, None, counts, going_out_ok)
             for shape in (
                 Shape(1, 0, naturals=config.min_naturals_per_meld, min_run=config.min_run_length),
@@ -315,8 +322,9 @@ def dig_command(state: State, seat: int, depth: int) -> Dig | None:
                     return Dig(depth=depth, then=(Meld(melds=tuple(layout)),))
         return None
     shape = contract_shape(state)
-    if meldable:
-        layout = find_layout(hand, shape, leftover_rule(config, None, counts, going_out_ok), pin=target)
+    if _meldable(counts, target, config.min_run_length):
+        rule = leftover_rule(config, None, counts, going_out_ok)
+        layout = find_layout(hand, shape, rule, pin=target, checked=contract_checked)
         if layout is not None:
             return Dig(depth=depth, then=(Meld(melds=tuple(layout)),))
     if not config.layoff_same_turn_as_contract:

@@ -467,6 +467,8 @@ def _discard(state: State, seat: int, command: Discard) -> Outcome:
     if not discardable(config, barred(state), hand, card):
         return _illegal(f"{card} was just taken from the top of the discard pile and may not go back", "A.8 R1")
     event = Discarded(seat=seat, card=card)
+    if len(hand) > 1 and state.stock:
+        return [event]  # the usual discard: nobody goes out and the next draw step has a stock (A.12)
     after = evolve(state, event)
     if not after.hands[seat]:
         return [event, *went_out(after, seat)]
