@@ -33,7 +33,7 @@ from collections import OrderedDict
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cached_property, lru_cache, partial
 from typing import Any, ClassVar, TypeVar
 from uuid import UUID, uuid4
 
@@ -288,7 +288,7 @@ class _Live:
     commitments: list[str] | None = None
     entropies: list[str] | None = None
 
-    @property
+    @cached_property
     def seed(self) -> bytes:
         """The server's seed: the key of the chain's salts."""
         return bytes.fromhex(self.header.seed) if self.header.seed else b""
@@ -758,15 +758,17 @@ class Games:
                     live.suspect = True  # the insert may or may not have happened
                     raise
                 break
+            head = notes[-1].hash
             live.state, live.sequence = state, sequence
-            live.head = bytes.fromhex(notes[-1].hash) if notes[-1].hash else b""
+            live.head = bytes.fromhex(head) if head else b""
             self._publish(live, first, events, notes)
             if self.snapshots.due(first - 1, sequence):
                 self._spawn(self._snapshot(live.game_id, live.header.game, sequence, state))
-            if rules.is_over(state):
+            over = rules.is_over(state)
+            if over:
                 self._retire(live.game_id)
-        entries = entries_for(rules, first, events, seat, rules.is_over(state), notes)
-        return Accepted(live.header.game, seat, sequence, entries, live.head.hex())
+        entries = entries_for(rules, first, events, seat, over, notes)
+        return Accepted(live.header.game, seat, sequence, entries, head)
 
     async def record(
         self, game_id: str, expected_sequence: int, decide: Callable[[GameRules, Any], Sequence[Any] | None]
@@ -999,8 +1001,13 @@ def _rules(game: str) -> GameRules:
         raise UnknownGameError(f"unknown game {game!r}", game=game) from error
 
 
+@lru_cache(maxsize=4096)
+def _parse_uuid(text: str) -> UUID:
+    return UUID(text)
+
+
 def _game_uuid(game_id: str) -> UUID:
     try:
-        return UUID(game_id)
+        return _parse_uuid(game_id)  # every call of a game names it: parse each id once
     except (ValueError, TypeError, AttributeError) as error:
         raise InvalidRequest(f"not a game id: {game_id!r}", reason="INVALID_GAME_ID") from error

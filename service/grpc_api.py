@@ -153,18 +153,27 @@ def view_message(result: ViewResult) -> game_service_pb2.View:
     return message
 
 
+def fill_entry(message: game_service_pb2.LogEntry, game: str, entry: Entry) -> game_service_pb2.LogEntry:
+    """Fill an empty LogEntry (a new one, or one just added to a response's repeated field)."""
+    message.sequence = entry.sequence
+    wire.fill_game(message.event, game, msgspec.to_builtins(entry.event))
+    message.redacted = entry.redacted
+    message.hash = entry.hash
+    if entry.command is not None:
+        if entry.seat is not None:
+            message.seat = entry.seat
+        wire.fill_game(message.command, game, entry.command)
+    return message
+
+
+def add_entries(container: Any, game: str, entries: list[Entry]) -> None:
+    """Append the entries to a response's ``repeated LogEntry`` field, built in place (no copies)."""
+    for entry in entries:
+        fill_entry(container.add(), game, entry)
+
+
 def entry_messages(game: str, entries: list[Entry]) -> list[game_service_pb2.LogEntry]:
-    return [
-        game_service_pb2.LogEntry(
-            sequence=entry.sequence,
-            event=wire.wrap_event(game, msgspec.to_builtins(entry.event)),
-            redacted=entry.redacted,
-            hash=entry.hash,
-            seat=entry.seat if entry.command is not None else None,
-            command=wire.wrap_command(game, entry.command) if entry.command is not None else None,
-        )
-        for entry in entries
-    ]
+    return [fill_entry(game_service_pb2.LogEntry(), game, entry) for entry in entries]
 
 
 def log_header_message(header: Mapping[str, Any]) -> game_service_pb2.LogHeader:
@@ -191,11 +200,9 @@ def log_header_message(header: Mapping[str, Any]) -> game_service_pb2.LogHeader:
 
 def log_response(result: LogResult) -> game_service_pb2.GetLogResponse:
     response = game_service_pb2.GetLogResponse(
-        sequence=result.sequence,
-        events=entry_messages(result.game, result.entries),
-        header=log_header_message(result.header),
-        head=result.head,
+        sequence=result.sequence, header=log_header_message(result.header), head=result.head
     )
+    add_entries(response.events, result.game, result.entries)
     if result.reveal is not None:
         response.reveal.seed = result.reveal["seed"]
         response.reveal.seat_entropy.extend(result.reveal["seat_entropy"] or [])
@@ -283,9 +290,9 @@ class GameServiceApi(game_service_pb2_grpc.GameServiceServicer):
         game, command = command_data(request.command)
         expected = request.expected_sequence if request.HasField("expected_sequence") else None
         accepted = await self.games.submit(request.game_id, _token(context), command, expected, for_game=game)
-        return game_service_pb2.SubmitCommandResponse(
-            sequence=accepted.sequence, events=entry_messages(accepted.game, accepted.entries), head=accepted.head
-        )
+        response = game_service_pb2.SubmitCommandResponse(sequence=accepted.sequence, head=accepted.head)
+        add_entries(response.events, accepted.game, accepted.entries)
+        return response
 
     async def Watch(
         self, request: game_service_pb2.WatchRequest, context: grpc.aio.ServicerContext
@@ -298,11 +305,9 @@ class GameServiceApi(game_service_pb2_grpc.GameServiceServicer):
             return
         async with aclosing(items):
             async for item in items:
-                yield game_service_pb2.WatchResponse(
-                    sequence=item.sequence,
-                    events=entry_messages(item.view.game, item.entries),
-                    view=view_message(item.view),
-                )
+                response = game_service_pb2.WatchResponse(sequence=item.sequence, view=view_message(item.view))
+                add_entries(response.events, item.view.game, item.entries)
+                yield response
 
     @_unary
     async def GetLog(

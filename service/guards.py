@@ -31,6 +31,8 @@ from service.grpc_api import DOMAIN, SERVICE_NAME, error_status
 
 #: How many per-connection buckets to keep before idle (refilled) ones are dropped.
 MAX_IDLE_BUCKETS = 10_000
+#: How many methods' wrapped handlers MalformedRequests keeps (a server has a few dozen methods).
+MAX_WRAPPED = 1024
 
 
 class _Undecodable:
@@ -72,7 +74,14 @@ def _wrap(
 
 
 class MalformedRequests(grpc.aio.ServerInterceptor):
-    """Refuse undecodable requests with INVALID_ARGUMENT / MALFORMED_REQUEST."""
+    """Refuse undecodable requests with INVALID_ARGUMENT / MALFORMED_REQUEST.
+
+    A method's handler is wrapped once and the wrapped one reused (the registered handlers
+    live as long as the server): no per-call closures or handler objects.
+    """
+
+    def __init__(self) -> None:
+        self._wrapped: dict[int, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
 
     async def intercept_service(
         self,
@@ -82,7 +91,16 @@ class MalformedRequests(grpc.aio.ServerInterceptor):
         handler = await continuation(handler_call_details)
         if handler is None:
             return handler
+        known = self._wrapped.get(id(handler))
+        if known is not None and known[0] is handler:
+            return known[1]
+        wrapped = self._wrap(handler)
+        if len(self._wrapped) < MAX_WRAPPED:
+            self._wrapped[id(handler)] = (handler, wrapped)
+        return wrapped
 
+    @staticmethod
+    def _wrap(handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
         def unary(behaviour: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
             async def checked(request: Any, context: grpc.aio.ServicerContext) -> Any:
                 if isinstance(request, _Undecodable):

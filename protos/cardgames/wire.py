@@ -406,15 +406,20 @@ def wrap(wrapper: type[M], game: str, data: Any, *, ignore_unknown: bool = False
     ``common`` sets the wrapper's own fields (a View's game_id, sequence, seat, ...).
     """
     message = wrapper()
+    if common:
+        _plan_of(message).fill(message, common, False)
+    fill_game(message, game, data, ignore_unknown=ignore_unknown)
+    return message
+
+
+def fill_game(message: Message, game: str, data: Any, *, ignore_unknown: bool = False) -> None:
+    """Set ``game``'s member of a top-level message (an empty one: a field of a response) from ``data``."""
     plan = _plan_of(message)
     if game not in plan.games:
         raise WireError(f"{plan.name} has no game {game!r}")
-    if common:
-        plan.fill(message, common, False)
     member = getattr(message, game)
     member.SetInParent()
     plan.fields[game].plan.fill(member, data, ignore_unknown)
-    return message
 
 
 def unwrap(message: Message) -> tuple[str, Any]:
