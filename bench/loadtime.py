@@ -23,7 +23,6 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 from uuid import UUID
 
 import msgspec
@@ -62,7 +61,7 @@ async def build(games: Games, length: int, rng_seed: int) -> str:
     return game_id
 
 
-def copy(source: EventStore, target: EventStore, game_id: UUID, every: int) -> None:
+def copy(source: EventStore, target: EventStore, game_id: UUID) -> None:
     """The game's records and snapshots, byte for byte, into another store."""
     from service.snapshots import snapshot_recorder
 
@@ -98,9 +97,9 @@ async def run(lengths: Sequence[int], stores: Sequence[str], every: int, repeat:
     for kind in stores:
         with store_url(kind, pg) as url:
             store = source if kind == "memory" else EventStore.from_url(url)
-            for length, game_id in built.items():
+            for game_id in built.values():
                 if store is not source:
-                    copy(source, store, UUID(game_id), every)
+                    copy(source, store, UUID(game_id))
                 actual = len(source.recorder.select_events(UUID(game_id))) - 1
                 with_snapshots, folded = await cold_load(store, game_id, every, repeat)
                 without, _ = await cold_load(store, game_id, 0, repeat)
