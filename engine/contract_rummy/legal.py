@@ -58,7 +58,7 @@ from engine.contract_rummy.state import (
     can_discard_any,
     discardable,
 )
-from engine.core.cards import JOKER, SUITS
+from engine.core.cards import JOKER, STANDARD_CARDS, SUITS
 
 PHYSICAL = "physical_card"
 
@@ -388,7 +388,7 @@ def contract_command(state: State, seat: int) -> Meld | None:
     if all_at_once(state):
         layout = _all_at_once_layout(state, hand, code)
     else:
-        rule = leftover_rule(state.config, code, Counter(hand), going_out_allowed(state))
+        rule = leftover_rule(state.config, code, count(hand), going_out_allowed(state))
         layout = find_layout(hand, contract_shape(state), rule)
     return None if layout is None else Meld(melds=tuple(layout))
 
@@ -398,12 +398,18 @@ def _lay_offs(state: State, seat: int, hand: tuple[str, ...]) -> list[Command]:
     rule = config.min_naturals_per_meld
     commands: list[Command] = []
     held = set(hand)
-    allowed = {code: _after_ok(state, hand, (code,)) for code in held}
+    checked: dict[str, bool] = {}  # code -> may the hand lay it off (asked only for codes that fit)
+
+    def allowed(code: str) -> bool:
+        if code not in checked:
+            checked[code] = _after_ok(state, hand, (code,))
+        return checked[code]
+
     for index, meld in enumerate(state.melds):
         for card, end in _openings(meld, held):
-            if allowed[card]:
+            if allowed(card):
                 commands.append(LayOff(card=card, meld=index, end=end))
-        if JOKER in held and allowed[JOKER]:
+        if JOKER in held and allowed(JOKER):
             for card, end in _joker_placements(meld, config.joker_layoff_targets, rule):
                 commands.append(LayOff(card=card, meld=index, end=end))
     return commands
@@ -508,8 +514,12 @@ def _plays(state: State, seat: int) -> list[Command]:
             commands += _lay_offs(state, seat, hand)
         if config.joker_swap and not went_down:
             commands += _swaps(state, seat, hand)
-    commands += [Discard(card=card) for card in sorted(set(hand)) if discardable(config, code, hand, card)]
+    commands += [_DISCARDS[card] for card in sorted(set(hand)) if discardable(config, code, hand, card)]
     return commands
+
+
+#: One Discard command per card code (frozen, so shared between calls like any constant).
+_DISCARDS: dict[str, Discard] = {card: Discard(card=card) for card in (*STANDARD_CARDS, JOKER)}
 
 
 def legal_commands(state: State, seat: int) -> list[Any]:
