@@ -7,7 +7,7 @@ from typing import Final
 from engine.all_fours.commands import Command
 from engine.all_fours.config import DEFAULT_PLAYERS, PLAYER_COUNTS, Config, make_config
 from engine.all_fours.describe import describe
-from engine.all_fours.determinize import determinize, search_episode, search_reward
+from engine.all_fours.determinize import determinize, remember, search_episode, search_reward
 from engine.all_fours.events import Event
 from engine.all_fours.evolve import evolve
 from engine.all_fours.heuristic import heuristic_policy
@@ -43,6 +43,7 @@ __all__ = [
     "make_config",
     "outcome",
     "redact",
+    "remember",
     "search_episode",
     "search_reward",
     "snapshot",

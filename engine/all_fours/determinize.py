@@ -7,18 +7,22 @@ at random to the hidden places: the other hands (their sizes are public) and the
 stock. Voids that play revealed are respected: a player who neither followed the suit
 led nor trumped has none of that suit left; one who did not follow a trump lead has no
 trump. The view shows the cards of each side's won tricks (one block of N cards per
-trick, in play order) but not who played them, so the seats of past tricks are
-re-derived: the winning card of a block belongs to the side that took it, and the most
-recent trick was won by the current leader; the rest is a random but consistent guess.
-That guess feeds the original holders (``in_play``) that High, Low and the jack score
-by. A fresh random source replaces the hidden one: the next shuffle is a stacked order
-drawn from ``rng`` (cheaper than the seeded shuffle), later ones come from a random seed.
+trick, in play order) but not who played them: the seat's ``Memory`` (``remember``,
+fed every view the seat is shown) keeps each trick with its seats. Without a complete
+memory the seats of past tricks are re-derived: the winning card of a block belongs to
+the side that took it, and the most recent trick was won by the current leader; the
+rest is a random but consistent guess. The seats feed the voids and the original
+holders (``in_play``) that High, Low and the jack score by. A fresh random source
+replaces the hidden one: the next shuffle is a stacked order drawn from ``rng``
+(cheaper than the seeded shuffle), later ones come from a random seed.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Hashable, Sequence
+
+import msgspec
 
 from engine.all_fours.cards import count_points, side_of
 from engine.all_fours.config import Config
@@ -111,7 +115,62 @@ def _deal(pool: list[str], needs: list[int], voids: list[set[str]], rng: random.
     return out
 
 
-def determinize(config: Config, view: View, rng: random.Random) -> State:
+class Memory(msgspec.Struct, frozen=True):
+    """Every trick of the current deal as the seat saw it played, with the seats (public, D).
+
+    ``complete`` is false when a trick ended unseen (the seat was not shown every play):
+    the determinization then falls back to its guess.
+    """
+
+    deal: tuple[int, int]
+    tricks: tuple[tuple[Played, ...], ...]
+    current: tuple[Played, ...]
+    complete: bool
+
+
+def remember(memory: Memory | None, view: View) -> Memory:
+    """Add the plays ``view`` shows: the trick in progress, and the trick it completed since the last view."""
+    deal = (view.hand_no, view.redeal_no)
+    if memory is None or memory.deal != deal:
+        memory = Memory(deal=deal, tricks=(), current=(), complete=True)
+    if view.phase != PLAY or view.trump is None:
+        return memory
+    tricks, complete = memory.tricks, memory.complete
+    finished = view.trick_no - 1
+    if finished == len(tricks) + 1:
+        # the trick just completed: the plays seen so far, then the rest of its block (the winner's side)
+        leader = view.trick[0].seat if view.trick else view.to_act
+        seen = memory.current
+        if leader is None or not seen:
+            complete = False
+        else:
+            block = view.tricks_won[side_of(leader)][-view.players :]
+            first = seen[0].seat
+            tricks = (*tricks, tuple(Played((first + i) % view.players, card) for i, card in enumerate(block)))
+    elif finished != len(tricks):
+        complete = False
+    return Memory(deal=deal, tricks=tricks, current=view.trick, complete=complete)
+
+
+def _remembered_tricks(view: View, memory: Memory | None, voids: list[set[str]]) -> list[list[str]] | None:
+    """The cards each seat played in the finished tricks, from the memory when it saw them all."""
+    if (
+        memory is None
+        or not memory.complete
+        or memory.deal != (view.hand_no, view.redeal_no)
+        or len(memory.tricks) != max(0, view.trick_no - 1)
+        or view.phase != PLAY
+    ):
+        return None
+    played: list[list[str]] = [[] for _ in range(view.players)]
+    for trick in memory.tricks:
+        for entry in trick:
+            played[entry.seat].append(entry.card)
+        _void_after(trick, view.trump, voids)
+    return played
+
+
+def determinize(config: Config, view: View, rng: random.Random, memory: Memory | None = None) -> State:
     """A full state consistent with ``view`` (a seat's view), the unseen cards dealt at random."""
     seat = view.viewer
     if seat is None:
@@ -129,7 +188,9 @@ def determinize(config: Config, view: View, rng: random.Random) -> State:
     pool = [card for card in STANDARD_PACK if card not in known]
 
     voids: list[set[str]] = [set() for _ in range(players)]
-    past = _past_tricks(view, rng, voids)
+    past = _remembered_tricks(view, memory, voids)
+    if past is None:
+        past = _past_tricks(view, rng, voids)
     _void_after(view.trick, view.trump, voids)
     # places 0..N-1: the unseen part of each hand (the viewer's own hand is seen unless held back); N: the stock
     holding = [list(view.exposed[s]) if s != seat else list(view.hand) for s in range(players)]

@@ -1,7 +1,9 @@
 """A pure, in-process match runner for bots (no service): paired seeds, rotated seats.
 
 ``play_match`` plays one match from a seed with one policy per seat, asking each
-policy only with its seat's view and legal commands. ``run_arena`` plays ``deals``
+policy only with its seat's view and legal commands; a policy with a memory
+(``observe``, ``reset``) is also shown its seats' views before every decision, as a
+player sees every move at the table. ``run_arena`` plays ``deals``
 seeds, each once per rotation of the entrants around the table, so every entrant
 meets the same cards from every seat (a duplicate format: the luck of the deal
 cancels within a pair). ``compare`` turns the records into wins, losses, ties and the
@@ -16,11 +18,11 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 
-from engine.bots.policy import Policy
+from engine.bots.policy import Observer, Policy
 from engine.bots.stats import Significance, binomial_test
 from engine.core.protocol import Rejection, Setup
 from engine.core.registry import get_game
@@ -64,8 +66,13 @@ def play_match(game_name: str, config: Any, policies: Sequence[Policy], seed: st
     game = get_game(game_name)
     state, _ = new_match(game, config, Setup(seed=seed))
     rngs = [random.Random(f"{seed}/{seat}") for seat in range(len(policies))]
+    observers = [(seat, cast(Observer, policy)) for seat, policy in enumerate(policies) if hasattr(policy, "observe")]
+    for observer in {id(observer): observer for _, observer in observers}.values():
+        observer.reset()
     decisions = 0
     while not game.is_over(state):
+        for seat, observer in observers:
+            observer.observe(game.view(state, seat))
         if decisions >= MAX_DECISIONS:
             raise IllegalChoice(f"{game_name}: no end after {MAX_DECISIONS} decisions (seed {seed})")
         for seat in game.to_act(state):

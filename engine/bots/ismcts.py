@@ -4,17 +4,24 @@ Every iteration samples one *determinization*: a full state built by the game's
 ``determinize`` from the public config and the seat's view only, with the cards the
 seat cannot see dealt at random. The iteration then walks one shared tree (nodes are
 keyed by command, so statistics from different determinizations add up), expands one
-new command, plays the rest of the current episode (the game's ``search_episode``,
-e.g. the hand) at random or with the heuristic, and credits every command on the
-path with the reward of the seat that chose it (``search_reward``; partners share
-their side's reward). Selection is UCB1 over the commands legal in this
+new command, plays on at random or with the game's heuristic until the current
+episode ends (the game's ``search_episode``, e.g. the hand) or ``horizon`` plies are
+played (a game may set ``SEARCH_HORIZON``), and credits every command on the path
+with the reward of the seat that chose it (``search_reward``; partners share their
+side's reward). Below the root, selection is UCB1 over the commands legal in this
 determinization, counting how often each was available (Cowling, Powley and
-Whitehouse 2012). The choice is the most visited legal command at the root.
+Whitehouse 2012).
+
+The root has two modes. ``paired`` (the default) tries every root command on the same
+determinization and the same rollout seed, so the commands are compared on the same
+hidden cards (common random numbers, as in determinized Monte Carlo), and picks the
+best mean reward. ``ucb`` treats the root like any node and picks the most visited.
 
 The policy never sees the true state: its inputs are the view, the legal commands
-and the rng (``tests/bots/test_ismcts.py`` proves the choice does not change when the
-hidden cards do). The budget is a number of iterations and/or a time limit; the time
-limit needs a ``clock`` from the caller, so the engine itself reads no clock.
+and the rng (``tests/bots/test_hidden_information.py`` proves the choice does not
+change when the hidden cards do). The budget is a number of iterations (rollouts)
+and/or a time limit; the time limit needs a ``clock`` from the caller, so the engine
+itself reads no clock.
 """
 
 from __future__ import annotations
@@ -44,6 +51,15 @@ class _Node:
         self.avail = 0
 
 
+def _visits(root: _Node, command: Any) -> int:
+    child = root.children.get(command)
+    return 0 if child is None else child.visits
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else -math.inf
+
+
 class SearchError(RuntimeError):
     """The game refused a command its own legal_commands offered during the search."""
 
@@ -62,6 +78,9 @@ class ISMCTSPolicy:
         exploration: float = 1.0,
         rollout: str = "random",
         root: str = "paired",
+        horizon: int | None = None,
+        anchor: str | None = "heuristic",
+        confidence: float = 1.0,
     ) -> None:
         if iterations is None and time_limit is None:
             raise ValueError("give an iteration budget, a time limit, or both")
@@ -69,6 +88,8 @@ class ISMCTSPolicy:
             raise ValueError("a time limit needs a clock (the engine reads none itself)")
         if root not in ("paired", "ucb"):
             raise ValueError(f"root must be 'paired' or 'ucb', got {root!r}")
+        if anchor not in (None, "heuristic"):
+            raise ValueError(f"anchor must be 'heuristic' or None, got {anchor!r}")
         if rollout not in ("random", "heuristic"):
             raise ValueError(f"rollout must be 'random' or 'heuristic', got {rollout!r}")
         self.game: GameRules = get_game(game)
@@ -79,9 +100,28 @@ class ISMCTSPolicy:
         self.clock = clock
         self.exploration = exploration
         self.root = root
-        self.rollout_policy: Policy | None = self.rules.heuristic_policy(config) if rollout == "heuristic" else None
+        #: plies searched beyond the root before the reward is read (None: to the episode's end)
+        self.horizon: int | None = horizon if horizon is not None else getattr(self.game, "SEARCH_HORIZON", None)
+        self._limit = MAX_ROLLOUT if self.horizon is None else self.horizon
+        heuristic = self.rules.heuristic_policy(config)
+        self.rollout_policy: Policy | None = heuristic if rollout == "heuristic" else None
+        #: the paired root keeps this policy's choice unless another command is better with ``confidence``
+        self.anchor: Policy | None = heuristic if anchor == "heuristic" and root == "paired" else None
+        self.confidence = confidence
         #: iterations run by the last ``choose`` (for budgets and reports)
         self.last_iterations = 0
+        #: per seat, what it remembers of the views it was shown (``observe``)
+        self._memory: dict[int, Any] = {}
+
+    def observe(self, view: Any) -> None:
+        """Remember what ``view`` shows (the arena shows every seat its view after every command)."""
+        seat = view.viewer
+        if seat is not None:
+            self._memory[seat] = self.rules.remember(self._memory.get(seat), view)
+
+    def reset(self) -> None:
+        """Forget everything: a new match begins."""
+        self._memory.clear()
 
     def choose(self, view: Any, legal: Sequence[Any], rng: random.Random) -> Any:
         if len(legal) == 1:
@@ -89,42 +129,63 @@ class ISMCTSPolicy:
             return legal[0]
         root = _Node()
         seat: int = view.viewer
+        memory = self._memory.get(seat)
         deadline = None if self.time_limit is None or self.clock is None else self.clock() + self.time_limit
         done = 0
-        paired = self.root == "paired"
-        offered = [{command} for command in legal] if paired else [set(legal)]
+        if self.root != "paired":
+            while self.iterations is None or done < self.iterations:
+                if done and deadline is not None and self.clock is not None and self.clock() >= deadline:
+                    break
+                state = self.rules.determinize(self.config, view, rng, memory)
+                self._iterate(root, state, seat, set(legal), rng)
+                done += 1
+            self.last_iterations = done
+            return max(legal, key=lambda command: _visits(root, command))
+        anchor = self.anchor.choose(view, legal, rng) if self.anchor is not None else None
+        samples: dict[Any, list[float]] = {command: [] for command in legal}
         while self.iterations is None or done < self.iterations:
             if done and deadline is not None and self.clock is not None and self.clock() >= deadline:
                 break
-            state = self.rules.determinize(self.config, view, rng)
-            if paired:
-                # every root command on the same determinization and rollout seed: paired comparisons
-                seed = rng.getrandbits(64)
-                for only in offered:
-                    self._iterate(root, state, seat, only, random.Random(seed))
-            else:
-                self._iterate(root, state, seat, offered[0], rng)
-            done += len(offered)
+            state = self.rules.determinize(self.config, view, rng, memory)
+            # every root command on the same determinization and rollout seed: paired comparisons
+            seed = rng.getrandbits(64)
+            for command in legal:
+                samples[command].append(self._iterate(root, state, seat, {command}, random.Random(seed)))
+            done += len(legal)
         self.last_iterations = done
-        best, best_key = legal[0], -math.inf
+        if anchor is None:
+            return max(legal, key=lambda command: _mean(samples[command]))
+        return self._improve(anchor, legal, samples)
+
+    def _improve(self, anchor: Any, legal: Sequence[Any], samples: dict[Any, list[float]]) -> Any:
+        """The anchor's command, unless another's paired advantage is above zero with the set confidence."""
+        base = samples[anchor]
+        best, best_bound = anchor, 0.0
         for command in legal:
-            child = root.children.get(command)
-            if child is None or not child.visits:
+            if command == anchor:
                 continue
-            key = child.total / child.visits if paired else child.visits
-            if key > best_key:
-                best, best_key = command, key
+            gains = [mine - theirs for mine, theirs in zip(samples[command], base, strict=True)]
+            n = len(gains)
+            if n < 2:
+                continue
+            mean = sum(gains) / n
+            spread = math.sqrt(sum((gain - mean) ** 2 for gain in gains) / (n - 1) / n)
+            bound = mean - self.confidence * spread
+            if bound > best_bound:
+                best, best_bound = command, bound
         return best
 
     # --- one iteration -------------------------------------------------------------------
 
-    def _iterate(self, root: _Node, state: Any, seat: int, offered: set[Any], rng: random.Random) -> None:
+    def _iterate(self, root: _Node, state: Any, seat: int, offered: set[Any], rng: random.Random) -> float:
+        """One iteration from ``state``; the root chooser's reward."""
         game, rules = self.game, self.rules
         start = state
         episode = rules.search_episode(state)
         node = root
         path: list[tuple[_Node, int]] = []
         actor = seat
+        depth = 0
         moves: list[Any] = [command for command in game.legal_commands(state, seat) if command in offered]
         while moves:
             children = node.children
@@ -141,20 +202,23 @@ class ISMCTSPolicy:
                 child.avail = 1
                 state = self._step(state, actor, command)
                 path.append((child, actor))
+                depth += 1
                 break
             command, child = self._select(children, moves)
             state = self._step(state, actor, command)
             path.append((child, actor))
+            depth += 1
             node = child
-            if game.is_over(state) or rules.search_episode(state) != episode:
+            if depth >= self._limit or game.is_over(state) or rules.search_episode(state) != episode:
                 break
             actor = game.to_act(state)[0]
             moves = game.legal_commands(state, actor)
-        state = self._rollout(state, episode, rng)
+        state = self._rollout(state, episode, self._limit - depth, rng)
         rewards = rules.search_reward(start, state)
         for child, chooser in path:
             child.visits += 1
             child.total += rewards[chooser]
+        return rewards[seat]
 
     def _select(self, children: dict[Any, _Node], moves: Sequence[Any]) -> tuple[Any, _Node]:
         c = self.exploration
@@ -176,10 +240,10 @@ class ISMCTSPolicy:
             state = evolve(state, event)
         return state
 
-    def _rollout(self, state: Any, episode: Hashable, rng: random.Random) -> Any:
+    def _rollout(self, state: Any, episode: Hashable, plies: int, rng: random.Random) -> Any:
         game, rules = self.game, self.rules
         policy = self.rollout_policy
-        for _ in range(MAX_ROLLOUT):
+        for _ in range(min(plies, MAX_ROLLOUT)):
             if game.is_over(state) or rules.search_episode(state) != episode:
                 return state
             seat = game.to_act(state)[0]
@@ -191,4 +255,6 @@ class ISMCTSPolicy:
             else:
                 command = policy.choose(game.view(state, seat), legal, rng)
             state = self._step(state, seat, command)
-        raise SearchError(f"a rollout ran past {MAX_ROLLOUT} commands without ending its episode")
+        if plies >= MAX_ROLLOUT:
+            raise SearchError(f"a rollout ran past {MAX_ROLLOUT} commands without ending its episode")
+        return state

@@ -8,8 +8,8 @@ all drive them.
 
 A game that ships bots adds four names to its package (exported from its
 ``__init__``, reached through the registry as ``get_game(name).<name>``):
-``determinize``, ``heuristic_policy``, ``search_episode`` and ``search_reward``
-(:class:`BotRules`).
+``determinize``, ``remember``, ``heuristic_policy``, ``search_episode`` and
+``search_reward`` (:class:`BotRules`), and may set ``SEARCH_HORIZON``.
 """
 
 from __future__ import annotations
@@ -27,14 +27,28 @@ class Policy(Protocol):
     def choose(self, view: Any, legal: Sequence[Any], rng: random.Random) -> Any: ...
 
 
+class Observer(Protocol):
+    """A policy with a memory: it is shown its seat's view after every command, as a player at the
+    table (or a remote bot watching its seat's stream) sees each move. ``reset`` starts a new match."""
+
+    def observe(self, view: Any) -> None: ...
+
+    def reset(self) -> None: ...
+
+
 class BotRules(Protocol):
     """The game-specific pieces the generic bots need (besides the game protocol)."""
 
-    def determinize(self, config: Any, view: Any, rng: random.Random) -> Any:
+    def determinize(self, config: Any, view: Any, rng: random.Random, memory: Any = None) -> Any:
         """A full state consistent with everything ``view.viewer`` has seen; hidden cards dealt at random.
 
-        Its inputs hold no hidden card: only the public config and the seat's view.
+        Its inputs hold no hidden card: only the public config, the seat's view and the
+        seat's memory of its earlier views (``remember``).
         """
+        ...
+
+    def remember(self, memory: Any, view: Any) -> Any:
+        """The seat's memory after seeing ``view`` (None: nothing worth keeping). Built from views only."""
         ...
 
     def heuristic_policy(self, config: Any) -> Policy:
@@ -50,7 +64,7 @@ class BotRules(Protocol):
         ...
 
 
-BOT_NAMES = ("determinize", "heuristic_policy", "search_episode", "search_reward")
+BOT_NAMES = ("determinize", "remember", "heuristic_policy", "search_episode", "search_reward")
 
 
 class BotsUnavailable(LookupError):

@@ -8,7 +8,7 @@ from engine.contract_rummy.commands import Command
 from engine.contract_rummy.config import DEFAULT_PLAYERS, PLAYER_COUNTS, Config, make_config
 from engine.contract_rummy.deal import start
 from engine.contract_rummy.describe import describe
-from engine.contract_rummy.determinize import SEARCH_HORIZON, determinize, search_episode, search_reward
+from engine.contract_rummy.determinize import SEARCH_HORIZON, determinize, remember, search_episode, search_reward
 from engine.contract_rummy.events import Event
 from engine.contract_rummy.evolve import evolve
 from engine.contract_rummy.heuristic import heuristic_policy
@@ -45,6 +45,7 @@ __all__ = [
     "make_config",
     "outcome",
     "redact",
+    "remember",
     "search_episode",
     "search_reward",
     "snapshot",

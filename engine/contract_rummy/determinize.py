@@ -24,7 +24,12 @@ from engine.core.chance import Chance
 SEARCH_HORIZON = 16
 
 
-def determinize(config: Config, view: View, rng: random.Random) -> State:
+def remember(memory: None, view: View) -> None:
+    """Nothing beyond the view is kept (the view already holds what the determinization uses)."""
+    return None
+
+
+def determinize(config: Config, view: View, rng: random.Random, memory: None = None) -> State:
     """A full state consistent with ``view`` (a seat's view), the unseen cards dealt at random."""
     seat = view.viewer
     if seat is None:

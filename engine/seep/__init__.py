@@ -10,8 +10,10 @@ from __future__ import annotations
 from engine.seep.commands import Bid, Break, Build, Capture, Command, Throw
 from engine.seep.config import DEFAULT_PLAYERS, NAME, PLAYER_COUNTS, TITLE, Config, make_config
 from engine.seep.describe import describe, table_text
+from engine.seep.determinize import SEARCH_HORIZON, determinize, remember, search_episode, search_reward
 from engine.seep.events import Event
 from engine.seep.evolve import evolve
+from engine.seep.heuristic import heuristic_policy
 from engine.seep.legal import legal_commands
 from engine.seep.rules import decide, start
 from engine.seep.snapshot import from_snapshot, snapshot
@@ -22,6 +24,7 @@ __all__ = [
     "DEFAULT_PLAYERS",
     "NAME",
     "PLAYER_COUNTS",
+    "SEARCH_HORIZON",
     "TITLE",
     "Bid",
     "Break",
@@ -36,14 +39,19 @@ __all__ = [
     "audience",
     "decide",
     "describe",
+    "determinize",
     "evolve",
     "from_snapshot",
+    "heuristic_policy",
     "initial",
     "is_over",
     "legal_commands",
     "make_config",
     "outcome",
     "redact",
+    "remember",
+    "search_episode",
+    "search_reward",
     "snapshot",
     "start",
     "table_text",

@@ -1,0 +1,177 @@
+"""What the search bot needs from Seep: determinization, its episode, its reward and its horizon.
+
+``determinize`` builds a full :class:`State` from the public config and one seat's
+:class:`View` only. Known: the seat's own hand, the floor (loose cards and houses), the
+cards of the last capture while its window is open, and the piles when the rules show
+them. Every other card (the unseen pool) is dealt at random to the hidden places: the
+other hands, the face-down floor of the bid phase, the stock and the unseen part of
+each team's pile (sizes are public). Rule F4 is kept: every other owner of a house is
+dealt a key (a card of the house's value) first. The view does not say which cards the
+piles hold once the capture window has closed, so captured cards may land in a hand of
+a determinization: the bot plays on what its view shows, as a player who did not keep
+track would. A fresh random source replaces the hidden one.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Hashable
+
+import msgspec
+
+from engine.core.cards import STANDARD_PACK
+from engine.core.chance import Chance
+from engine.seep.cards import VALUE, card_points
+from engine.seep.config import Config
+from engine.seep.state import BID, OVER, PLAY, State
+from engine.seep.view import View
+
+#: Plies searched past the root: two full rounds of the table, enough to see a sweep answered.
+SEARCH_HORIZON = 8
+
+
+class Memory(msgspec.Struct, frozen=True):
+    """What a seat saw go into each team's pile during the current deal (every capture is public, D)."""
+
+    dealer: int
+    plays: int
+    piles: tuple[frozenset[str], frozenset[str]]
+
+
+def remember(memory: Memory | None, view: View) -> Memory:
+    """Add the cards of the capture shown in ``view`` (or the open piles); a new deal starts afresh."""
+    fresh = memory is None or view.dealer != memory.dealer or view.plays < memory.plays
+    piles = [set(), set()] if fresh or memory is None else [set(memory.piles[0]), set(memory.piles[1])]
+    if view.piles[0] or view.piles[1]:
+        piles = [set(view.piles[0]), set(view.piles[1])]
+    elif view.last_capture and view.last_capture_team is not None:
+        piles[view.last_capture_team].update(view.last_capture)
+    return Memory(dealer=view.dealer, plays=view.plays, piles=(frozenset(piles[0]), frozenset(piles[1])))
+
+
+def _piles_known(view: View, memory: Memory | None, elsewhere: set[str]) -> list[list[str]]:
+    """The cards known to be in each pile: shown by the view, or remembered (when consistent with the view)."""
+    known = [list(view.piles[0]), list(view.piles[1])]
+    if any(known):
+        return known
+    remembered = [set(), set()] if memory is None else [set(memory.piles[0]), set(memory.piles[1])]
+    if view.last_capture and view.last_capture_team is not None:
+        remembered[view.last_capture_team].update(view.last_capture)
+    consistent = (memory is None or (memory.dealer == view.dealer and memory.plays <= view.plays)) and all(
+        len(remembered[t]) <= view.pile_sizes[t] and not remembered[t] & elsewhere for t in (0, 1)
+    )
+    if not consistent:
+        return [[], []]
+    return [sorted(remembered[0]), sorted(remembered[1])]
+
+
+def determinize(config: Config, view: View, rng: random.Random, memory: Memory | None = None) -> State:
+    """A full state consistent with ``view`` (a seat's view) and the seat's memory, the unseen cards dealt at random."""
+    seat = view.viewer
+    if seat is None:
+        raise ValueError("determinize needs a seat's view, not a spectator's")
+    known = set(view.hand)
+    known.update(view.loose)
+    for house in view.houses:
+        known.update(house.cards())
+    piles_known = _piles_known(view, memory, known)
+    for pile in piles_known:
+        known.update(pile)
+    pool = [card for card in STANDARD_PACK if card not in known]
+    rng.shuffle(pool)
+
+    # places: 0..3 the hands, 4 the face-down floor, 5 the stock, 6 and 7 the unseen part of each pile
+    needs = [0 if s == seat else view.hand_sizes[s] for s in range(4)]
+    needs += [view.face_down, view.stock_size]
+    needs += [view.pile_sizes[t] - len(piles_known[t]) for t in (0, 1)]
+    if sum(needs) != len(pool) or min(needs) < 0:
+        raise ValueError(f"the view does not add up: {len(pool)} unseen cards for places of {needs}")
+    out: list[list[str]] = [[] for _ in needs]
+    # F4: every other owner holds a key of each house it owns
+    for house in view.houses:
+        for owner in house.owners:
+            if owner == seat or any(VALUE[card] == house.value for card in out[owner]):
+                continue
+            key = next((card for card in pool if VALUE[card] == house.value), None)
+            if key is None or len(out[owner]) >= needs[owner]:
+                raise ValueError(f"no key of value {house.value} left for seat {owner}")
+            pool.remove(key)
+            out[owner].append(key)
+    at = 0
+    for place, need in enumerate(needs):
+        more = need - len(out[place])
+        out[place].extend(pool[at : at + more])
+        at += more
+    hands = tuple(tuple(view.hand) if s == seat else tuple(out[s]) for s in range(4))
+    piles = (tuple(piles_known[0] + out[6]), tuple(piles_known[1] + out[7]))
+    next_pack = list(STANDARD_PACK)
+    rng.shuffle(next_pack)
+    window = view.last_capture
+    return State(
+        config=config,
+        chance=Chance(seed=rng.getrandbits(256).to_bytes(32, "big").hex(), decks=(tuple(next_pack),)),
+        phase=view.phase,
+        dealer=view.dealer,
+        bid=view.bid,
+        plays=view.plays,
+        redeals=view.redeals,
+        deal_no=1,
+        hands=hands,
+        stock=tuple(out[5]),
+        loose=tuple(out[4]) if view.phase == BID else view.loose,
+        houses=view.houses,
+        piles=piles,
+        sweeps=view.sweeps,
+        last_capture_team=view.last_capture_team,
+        window=window,
+        window_team=view.last_capture_team if window else None,
+        last_deal_points=view.last_deal_points,
+        last_deal=view.last_deal,
+        difference=view.difference,
+        baazis=view.baazis,
+    )
+
+
+def search_episode(state: State) -> Hashable:
+    """A search looks no further than the end of the current deal."""
+    return state.deal_no
+
+
+#: Points of a deal that count as a full reward (a sweep is 50).
+REWARD_SCALE = 60.0
+#: A search stopped inside a deal also counts what the floor promises: this share of a house's
+#: points to its owners' team, and this share of the loose points to the team about to play.
+HOUSE_SHARE = 0.5
+LOOSE_SHARE = 0.0
+
+
+def _value(state: State, team: int) -> float:
+    """What ``team`` holds in this deal: its piles and sweeps, and shares of the floor (see above)."""
+    ten = state.config.ten_of_diamonds_points
+    value: float = card_points(state.piles[team], ten) + state.sweeps[team]
+    for house in state.houses:
+        if any(owner % 2 == team for owner in house.owners):
+            value += HOUSE_SHARE * card_points(house.cards(), ten)
+    if state.phase == PLAY and (state.dealer + state.plays + 1) % 2 == team:
+        value += LOOSE_SHARE * card_points(state.loose, ten)
+    return value
+
+
+def search_reward(root: State, leaf: State) -> tuple[float, ...]:
+    """Per seat: 1 / -1 once its team has won / lost the baazi; else the team's net deal value since the root.
+
+    Within the deal the value is the piles and sweeps plus shares of the floor
+    (:func:`_value`); after the deal's end, the deal's score (leftovers and all) stands
+    for the leaf's value.
+    """
+    if leaf.baazis != root.baazis or leaf.phase == OVER:
+        won = [leaf.baazis[t] - root.baazis[t] for t in (0, 1)]
+        net = 0.0 if won[0] == won[1] else (1.0 if won[0] > won[1] else -1.0)
+    else:
+        before = [_value(root, t) for t in (0, 1)]
+        if leaf.deal_no != root.deal_no and leaf.last_deal_points is not None:
+            after: list[float] = [float(points) for points in leaf.last_deal_points]
+        else:
+            after = [_value(leaf, t) for t in (0, 1)]
+        net = max(-0.9, min(0.9, (after[0] - before[0] - after[1] + before[1]) / REWARD_SCALE))
+    return (net, -net, net, -net)
