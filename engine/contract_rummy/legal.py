@@ -89,7 +89,9 @@ def going_out_allowed(state: State) -> bool:
     return not state.config.must_discard_to_go_out or all_at_once(state)
 
 
-def leftover_rule(config: Config, barred_code: str | None, original: Counts, going_out_ok: bool) -> LeftoverRule:
+def leftover_rule(
+    config: Config, barred_code: str | None, original: Sequence[str], going_out_ok: bool
+) -> LeftoverRule:
     """Accepts what a play leaves in the hand: a card that may be discarded, or nothing if going out is allowed
     (A.8 no dead ends, A.11). ``original`` is the hand before the play (R1 ``physical_card``)."""
     physical = config.top_discard_return_rule == PHYSICAL
@@ -97,7 +99,7 @@ def leftover_rule(config: Config, barred_code: str | None, original: Counts, goi
     def free(code: str, left: int) -> bool:
         if code != barred_code:
             return True
-        return physical and (left > 1 or left < original.get(code, 0))
+        return physical and (left > 1 or left < original.count(code))
 
     def ok(counts: Counts, jokers: int) -> bool:
         if jokers and config.discard_jokers and free(JOKER, jokers):
@@ -304,15 +306,14 @@ def dig_command(state: State, seat: int, depth: int, contract_checked: bool = Fa
         layout = _all_at_once_layout(state, hand, None, target)
         return None if layout is None else Dig(depth=depth, then=(Meld(melds=tuple(layout)),))
     going_out_ok = going_out_allowed(state)
-    counts = count(hand)
+    rule = leftover_rule(config, None, hand, going_out_ok)
     if met:
         for chain in _chains(state, hand, target):
             rest = Counter(_without(hand, [card for card, _, _ in chain]))
             rest_jokers = rest.pop(JOKER, 0)
-            if leftover_rule(config, None, counts, going_out_ok)(rest, rest_jokers):
+            if rule(rest, rest_jokers):
                 return Dig(depth=depth, then=tuple(LayOff(card=c, meld=m, end=e) for c, m, e in chain))
-        if config.allow_new_melds_after_contract and _meldable(counts, target, config.min_run_length):
-            rule = leftover_rule(config, None, counts, going_out_ok)
+        if config.allow_new_melds_after_contract and _meldable(count(hand), target, config.min_run_length):
             for shape in (
                 Shape(1, 0, naturals=config.min_naturals_per_meld, min_run=config.min_run_length),
                 Shape(0, 1, naturals=config.min_naturals_per_meld, min_run=config.min_run_length),
@@ -322,8 +323,7 @@ def dig_command(state: State, seat: int, depth: int, contract_checked: bool = Fa
                     return Dig(depth=depth, then=(Meld(melds=tuple(layout)),))
         return None
     shape = contract_shape(state)
-    if _meldable(counts, target, config.min_run_length):
-        rule = leftover_rule(config, None, counts, going_out_ok)
+    if _meldable(count(hand), target, config.min_run_length):
         layout = find_layout(hand, shape, rule, pin=target, checked=contract_checked)
         if layout is not None:
             return Dig(depth=depth, then=(Meld(melds=tuple(layout)),))
@@ -331,7 +331,7 @@ def dig_command(state: State, seat: int, depth: int, contract_checked: bool = Fa
         return None
     for chain in _chains(state, hand, target):
         remaining = _without(hand, [card for card, _, _ in chain])
-        layout = find_layout(remaining, shape, leftover_rule(config, None, counts, going_out_ok))
+        layout = find_layout(remaining, shape, rule)
         if layout is not None:
             lay_offs = tuple(LayOff(card=c, meld=m, end=e) for c, m, e in chain)
             return Dig(depth=depth, then=(Meld(melds=tuple(layout)), *lay_offs))
@@ -388,7 +388,7 @@ def contract_command(state: State, seat: int) -> Meld | None:
     if all_at_once(state):
         layout = _all_at_once_layout(state, hand, code)
     else:
-        rule = leftover_rule(state.config, code, count(hand), going_out_allowed(state))
+        rule = leftover_rule(state.config, code, hand, going_out_allowed(state))
         layout = find_layout(hand, contract_shape(state), rule)
     return None if layout is None else Meld(melds=tuple(layout))
 
@@ -484,7 +484,7 @@ def _new_melds(state: State, seat: int, hand: tuple[str, ...]) -> list[Command]:
     """Some new melds for a player who is down (allow_new_melds_after_contract): one per small meld."""
     config = state.config
     commands: list[Command] = []
-    rule = leftover_rule(config, barred(state), Counter(hand), going_out_allowed(state))
+    rule = leftover_rule(config, barred(state), hand, going_out_allowed(state))
     for shape in (
         Shape(1, 0, naturals=config.min_naturals_per_meld, min_run=config.min_run_length),
         Shape(0, 1, naturals=config.min_naturals_per_meld, min_run=config.min_run_length),
