@@ -428,7 +428,13 @@ def find_layout(
 ) -> Layout | None:
     """A layout of ``shape`` from ``hand`` whose leftover ``leftover_ok`` accepts, or None.
     ``checked``: the caller knows ``feasible`` passes for this hand and shape (it is not run again)."""
-    counts = count(hand)
+    return layout_from_counts(count(hand), shape, leftover_ok, pin, checked)
+
+
+def layout_from_counts(
+    counts: Counts, shape: Shape, leftover_ok: LeftoverRule, pin: str | None = None, checked: bool = False
+) -> Layout | None:
+    """:func:`find_layout` for a hand already counted (jokers included); ``counts`` is used up."""
     jokers = counts.pop(JOKER, 0)
     if not checked and not feasible(counts, jokers, shape):
         return None

@@ -32,6 +32,7 @@ from engine.contract_rummy.finder import (
     count,
     feasible,
     find_layout,
+    layout_from_counts,
     three_runs_cover,
 )
 from engine.contract_rummy.melds import (
@@ -146,14 +147,15 @@ def _draws(state: State, seat: int) -> list[Command]:
             return commands
         checked = not (state.contract_met[seat] or final)
         first = _first_feasible_depth(hand, pile, contract_shape(state)) if checked else 2
-        counts = count((*hand, *pile[: first - 1])) if final else {}
+        # the hand and the cards dug so far, counted once for all depths (a seat down needs no count)
+        counts = count((*hand, *pile[: first - 1])) if first <= len(pile) and not state.contract_met[seat] else None
         for depth in range(first, len(pile) + 1):
-            if final:
+            if counts is not None:
                 card = pile[depth - 1]
                 counts[card] = counts.get(card, 0) + 1
-                if _never_three_runs(counts, state.config.final_deal_mode):
+                if final and _never_three_runs(counts, state.config.final_deal_mode):
                     break  # more cards cannot help
-            dig = dig_command(state, seat, depth, contract_checked=checked)
+            dig = dig_command(state, seat, depth, contract_checked=checked, counts=counts)
             if dig is not None:
                 commands.append(dig)
     return commands
@@ -292,9 +294,12 @@ def _without(hand: Sequence[str], cards: Sequence[str]) -> list[str]:
     return rest
 
 
-def dig_command(state: State, seat: int, depth: int, contract_checked: bool = False) -> Dig | None:
+def dig_command(
+    state: State, seat: int, depth: int, contract_checked: bool = False, counts: Counts | None = None
+) -> Dig | None:
     """A dig to ``depth`` whose card is placed by its ``then`` list, if there is one (A.8 D3).
-    ``contract_checked``: the hand and the dug cards are known to pass the finder's quick test."""
+    ``contract_checked``: the hand and the dug cards are known to pass the finder's quick test;
+    ``counts``: they are already counted (read only)."""
     config = state.config
     pile = state.discard
     target = pile[depth - 1]
@@ -307,13 +312,15 @@ def dig_command(state: State, seat: int, depth: int, contract_checked: bool = Fa
         return None if layout is None else Dig(depth=depth, then=(Meld(melds=tuple(layout)),))
     going_out_ok = going_out_allowed(state)
     rule = leftover_rule(config, None, hand, going_out_ok)
+    if counts is None:
+        counts = count(hand)
     if met:
         for chain in _chains(state, hand, target):
             rest = Counter(_without(hand, [card for card, _, _ in chain]))
             rest_jokers = rest.pop(JOKER, 0)
             if rule(rest, rest_jokers):
                 return Dig(depth=depth, then=tuple(LayOff(card=c, meld=m, end=e) for c, m, e in chain))
-        if config.allow_new_melds_after_contract and _meldable(count(hand), target, config.min_run_length):
+        if config.allow_new_melds_after_contract and _meldable(counts, target, config.min_run_length):
             for shape in (
                 Shape(1, 0, naturals=config.min_naturals_per_meld, min_run=config.min_run_length),
                 Shape(0, 1, naturals=config.min_naturals_per_meld, min_run=config.min_run_length),
@@ -323,8 +330,8 @@ def dig_command(state: State, seat: int, depth: int, contract_checked: bool = Fa
                     return Dig(depth=depth, then=(Meld(melds=tuple(layout)),))
         return None
     shape = contract_shape(state)
-    if _meldable(count(hand), target, config.min_run_length):
-        layout = find_layout(hand, shape, rule, pin=target, checked=contract_checked)
+    if _meldable(counts, target, config.min_run_length):
+        layout = layout_from_counts(dict(counts), shape, rule, pin=target, checked=contract_checked)
         if layout is not None:
             return Dig(depth=depth, then=(Meld(melds=tuple(layout)),))
     if not config.layoff_same_turn_as_contract:
