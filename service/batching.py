@@ -17,13 +17,25 @@ Everything else the recorder does (selects, subscriptions) passes through untouc
 event loop can hand its insert straight to the writer thread and await the outcome (one
 thread hop each way, no worker thread blocked in between); ``insert_events`` is the same,
 waited for.
+
+A store whose inserts never wait for the disk (SQLite with ``synchronous=NORMAL``: a commit
+is a write into the page cache, tens of microseconds) is written *inline* when nothing else
+is: with no insert queued or being written, ``submit`` writes in the caller's thread (the
+event loop) and returns a done future, so a lone client pays no thread hop at all. Inserts
+that arrive while one is written queue up for the writer thread as above. A write that took
+long (the disk is slow or a lock is held) turns the inline path off for a while. SQLite's
+checkpoints (copying the write-ahead log into the database file, with its disk flushes) run
+on the writer thread every ``maintenance_every`` transactions (``maintenance``), so that
+they are not left to a commit on the event loop.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from typing import Any
 
@@ -34,6 +46,14 @@ ENV_GROUP_COMMIT = "CARDGAMES_GROUP_COMMIT"
 MAX_BATCH = 256
 #: Seconds the writer thread waits for work before it ends.
 WRITER_IDLE = 5.0
+#: An inline write slower than this (seconds: a slow disk, a lock held elsewhere; well above a
+#: preempted thread's delay) turns inline writes off for INLINE_PAUSE seconds.
+SLOW_WRITE = 0.1
+INLINE_PAUSE = 5.0
+#: Transactions between two runs of the store's maintenance (SQLite: a checkpoint, which keeps
+#: the write-ahead log well under the 1000 pages at which a commit would checkpoint by itself).
+MAINTENANCE_EVERY = 200
+log = logging.getLogger(__name__)
 
 
 class _Pending:
@@ -51,14 +71,34 @@ class GroupCommit:
     queue their records and wait for the transaction that carried them.
     """
 
-    def __init__(self, recorder: ApplicationRecorder, max_batch: int = MAX_BATCH) -> None:
+    def __init__(
+        self,
+        recorder: ApplicationRecorder,
+        max_batch: int = MAX_BATCH,
+        *,
+        inline: bool = False,
+        maintenance: Callable[[], None] | None = None,
+        maintenance_every: int = MAINTENANCE_EVERY,
+    ) -> None:
+        """``inline``: write in the caller's thread when nothing else is being written (a store
+        whose commits never wait for the disk); ``maintenance``: run on the writer thread every
+        ``maintenance_every`` transactions.
+        """
         self.recorder = recorder
         self.max_batch = max_batch
+        self.inline = inline
+        self.maintenance = maintenance
+        self.maintenance_every = maintenance_every
         self.transactions = 0  #: inserts written (for tests and metrics)
         self.batches = 0  #: commands' inserts written through them
+        self.inlined = 0  #: of which written in the caller's thread
         self._queue: list[_Pending] = []
         self._ready = threading.Condition()
         self._writer: threading.Thread | None = None
+        self._busy = False  #: an insert is being written (inline or by the writer thread)
+        self._inline_after = 0.0  #: monotonic time before which inline writes are off
+        self._maintenance_due = False
+        self._next_maintenance = maintenance_every
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.recorder, name)
@@ -69,25 +109,75 @@ class GroupCommit:
         return self.submit(stored_events).result()
 
     def submit(self, stored_events: Sequence[StoredEvent]) -> Future[Any]:
-        """Queue an insert for the writer thread; the future holds the recorder's result or error."""
+        """Queue an insert for the writer thread (or write it here, see the module's docstring).
+
+        The future holds the recorder's result or error; it is done on return when the insert
+        was written inline.
+        """
         mine = _Pending(stored_events)
         with self._ready:
-            self._queue.append(mine)
-            if self._writer is None:
-                self._writer = threading.Thread(target=self._write_loop, name="cardgames-writer", daemon=True)
-                self._writer.start()
-            self._ready.notify()
+            here = (self.inline and not self._busy and not self._queue and not self._maintenance_due
+                    and time.monotonic() >= self._inline_after)
+            if here:
+                self._busy = True
+            else:
+                self._queue.append(mine)
+                self._wake_writer()
+        if here:
+            self._write_inline(mine)
         return mine.future
+
+    def _write_inline(self, mine: _Pending) -> None:
+        started = time.monotonic()
+        try:
+            self._settle(mine)
+        finally:
+            took = time.monotonic() - started
+            with self._ready:
+                self._busy = False
+                self.inlined += 1
+                if took > SLOW_WRITE:
+                    self._inline_after = time.monotonic() + INLINE_PAUSE
+                    log.info("an inline insert took %.0f ms: inserts go through the writer thread for %gs",
+                             took * 1000, INLINE_PAUSE)
+                if self._queue or self._maintenance_due:
+                    self._wake_writer()
+
+    def _wake_writer(self) -> None:
+        """Start the writer thread if needed and tell it there is work (lock held)."""
+        if self._writer is None:
+            self._writer = threading.Thread(target=self._write_loop, name="cardgames-writer", daemon=True)
+            self._writer.start()
+        self._ready.notify()
+
+    def _has_work(self) -> bool:
+        return not self._busy and (bool(self._queue) or self._maintenance_due)
 
     def _write_loop(self) -> None:
         """Write what is queued, one transaction per turn; end after WRITER_IDLE seconds with nothing to do."""
         while True:
             with self._ready:
-                if not self._queue and not self._ready.wait_for(lambda: bool(self._queue), WRITER_IDLE):
+                if not self._has_work() and not self._ready.wait_for(self._has_work, WRITER_IDLE):
                     self._writer = None  # a later insert starts a new writer
                     return
                 batch, self._queue = self._queue[: self.max_batch], self._queue[self.max_batch :]
-            self._write(batch)
+                maintain, self._maintenance_due = self._maintenance_due, False
+                self._busy = True  # no inline write meanwhile (a checkpoint then completes)
+            try:
+                if batch:
+                    self._write(batch)
+                if maintain and self.maintenance is not None:
+                    self._maintain()
+            finally:
+                with self._ready:
+                    self._busy = False
+
+    def _maintain(self) -> None:
+        assert self.maintenance is not None
+        try:
+            self.maintenance()
+        except Exception as error:  # the store's own upkeep: the next turn tries again
+            log.warning("store maintenance failed: %s", error)
 
     def _write(self, batch: list[_Pending]) -> None:
         if len(batch) == 1:
@@ -104,8 +194,7 @@ class GroupCommit:
             for pending in batch:
                 pending.future.set_exception(error)
             return
-        self.transactions += 1
-        self.batches += len(batch)
+        self._count(len(batch))
         start = 0
         for pending in batch:
             end = start + len(pending.records)
@@ -118,9 +207,16 @@ class GroupCommit:
         except BaseException as error:
             pending.future.set_exception(error)
             return
-        self.transactions += 1
-        self.batches += 1
+        self._count(1)
         pending.future.set_result(result)
+
+    def _count(self, batches: int) -> None:
+        """Count a transaction; mark the maintenance due every ``maintenance_every`` of them."""
+        self.transactions += 1
+        self.batches += batches
+        if self.maintenance is not None and self.transactions >= self._next_maintenance:
+            self._next_maintenance = self.transactions + self.maintenance_every
+            self._maintenance_due = True
 
 
 def group_commit(store: Any, max_batch: int = MAX_BATCH) -> GroupCommit | None:
@@ -130,5 +226,5 @@ def group_commit(store: Any, max_batch: int = MAX_BATCH) -> GroupCommit | None:
         return recorder
     if store.in_memory or os.environ.get(ENV_GROUP_COMMIT) == "0":  # 0: one transaction per command
         return None
-    store.recorder = GroupCommit(recorder, max_batch)
+    store.recorder = GroupCommit(recorder, max_batch, inline=store.quick_writes, maintenance=store.maintenance)
     return store.recorder

@@ -442,7 +442,9 @@ class Games:
         """Write a batch after the live game's sequence (lock held): the new sequence, or StaleSequence.
 
         With group commit the records go straight to the writer thread and the loop awaits its
-        answer: no worker thread waits in between (one thread hop each way).
+        answer: no worker thread waits in between (one thread hop each way); when nothing else
+        is being written to a store whose commits never wait for the disk, the insert is made
+        right here (service/batching.py) and its outcome is known at once.
         """
         args = (live.game_id, live.header.game, live.sequence, events, command, [note.hash for note in notes])
         on_late = partial(_mark_suspect, live)
@@ -450,6 +452,8 @@ class Games:
             return await self._run(self.store.append, *args, on_late=on_late)
         try:
             written = self.store.append_later(*args)
+            if written.done():  # written inline
+                return written.result()
         except STORE_FAILURES as error:
             log.warning("store failure: %s", error)
             raise StoreUnavailable(f"the store failed: {error}") from error

@@ -36,14 +36,14 @@ Where the store lives is given by a URL (``--store`` or ``CARDGAMES_STORE``):
 Without a URL: ``CARDGAMES_STORE``, else the library's own environment when it names a
 ``PERSISTENCE_MODULE`` (``SQLITE_DBNAME``, ``POSTGRES_*``), else the SQLite file
 ``./data/cardgames.sqlite``. The library is synchronous: the application layer calls this
-module from worker threads, never on the event loop (except the in-memory store, whose calls
-never wait).
+module from worker threads, never on the event loop, except where a call never waits: the
+in-memory store's, and a SQLite insert that group commit makes inline (service/batching.py).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future
 from functools import cache
 from pathlib import Path
@@ -208,7 +208,7 @@ def describe_environment(env: Mapping[str, str]) -> str:
     return "memory"
 
 
-def tune_sqlite(factory: InfrastructureFactory, synchronous: str | None = None) -> None:
+def tune_sqlite(factory: InfrastructureFactory, synchronous: str | None = None) -> str | None:
     """Set ``PRAGMA synchronous`` (default NORMAL) on every connection of a SQLite file store.
 
     The library opens SQLite files in WAL mode with SQLite's default ``synchronous=FULL``: every
@@ -217,7 +217,8 @@ def tune_sqlite(factory: InfrastructureFactory, synchronous: str | None = None) 
     returns and the WAL is flushed at checkpoints: an accepted command survives a crash or kill of
     the process (the database stays consistent in every case), and only a power loss or an
     operating-system crash may lose the last commits. FULL (or EXTRA) keeps a flush per commit.
-    Call before the first connection is made (the pool opens them lazily).
+    Call before the first connection is made (the pool opens them lazily). Returns the level
+    set, None when the store is not a SQLite file.
     """
     level = (synchronous or "NORMAL").upper()
     if level not in SQLITE_SYNCHRONOUS:
@@ -225,7 +226,7 @@ def tune_sqlite(factory: InfrastructureFactory, synchronous: str | None = None) 
         raise StoreError(f"unknown SQLite synchronous setting {synchronous!r}: use one of {choices}")
     pool = getattr(getattr(factory, "datastore", None), "pool", None)
     if not isinstance(pool, SQLiteConnectionPool) or pool.is_sqlite_memory_mode:
-        return
+        return None
     connect = pool._create_connection
 
     def tuned() -> SQLiteConnection:
@@ -234,6 +235,7 @@ def tune_sqlite(factory: InfrastructureFactory, synchronous: str | None = None) 
         return connection
 
     pool._create_connection = tuned  # type: ignore[method-assign]
+    return level
 
 
 # ---------------------------------------------------------------------------
@@ -292,7 +294,10 @@ class EventStore:
         self.env = dict(env)
         try:
             self.factory = InfrastructureFactory.construct(Environment(env=self.env))
-            tune_sqlite(self.factory, self.env.get(ENV_SQLITE_SYNCHRONOUS) or os.environ.get(ENV_SQLITE_SYNCHRONOUS))
+            #: SQLite's synchronous setting on a file store's connections (None: not a SQLite file).
+            self.synchronous = tune_sqlite(
+                self.factory, self.env.get(ENV_SQLITE_SYNCHRONOUS) or os.environ.get(ENV_SQLITE_SYNCHRONOUS)
+            )
             self.recorder: ApplicationRecorder = self.factory.application_recorder()
         except Exception as error:
             raise StoreError(f"cannot open the store ({describe_environment(self.env)}): {error}") from error
@@ -309,6 +314,30 @@ class EventStore:
     def in_memory(self) -> bool:
         """The library's plain-Python recorder: its calls never wait (no disk, no network)."""
         return str(self.env.get("PERSISTENCE_MODULE", "")).endswith("popo")
+
+    @property
+    def quick_writes(self) -> bool:
+        """A commit never waits for the disk (a SQLite file with synchronous=NORMAL): tens of microseconds."""
+        return self.synchronous == "NORMAL"
+
+    @property
+    def maintenance(self) -> Callable[[], None] | None:
+        """The store's periodic upkeep for the group commit's writer thread: SQLite's checkpoints."""
+        return self.checkpoint if self.synchronous is not None else None
+
+    def checkpoint(self) -> None:
+        """Copy SQLite's write-ahead log into the database file (PASSIVE: waits for no reader or writer).
+
+        SQLite does it by itself in whichever commit makes the log 1000 pages long, which may be
+        one made inline on the event loop (service/batching.py), disk flushes included; done
+        here every few hundred pages, on the group commit's writer thread, that point is not
+        reached in normal operation.
+        """
+        datastore: Any = getattr(self.factory, "datastore", None)
+        with datastore.get_connection(commit=False) as connection:
+            cursor = connection.cursor()
+            cursor.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            cursor.fetchall()
 
     def close(self) -> None:
         self.factory.close()
