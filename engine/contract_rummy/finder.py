@@ -18,8 +18,9 @@ and a leftover with a card that may be discarded keeps one. So:
 3. if layouts exist but every leftover was refused, only going out can help: an exact
    cover of the whole hand by melds of any size.
 
-The searches fill one meld slot after another (the pin's meld first), and cut every node
-with :func:`feasible`, a lower bound on the jokers the melds still to find need.
+The searches fill one meld slot after another (the pin's meld first), and cut the nodes
+before the last slot with :func:`feasible`, a lower bound on the jokers the melds still to
+find need (a cut only skips subtrees without a layout, so it never changes the answer).
 Deal 7's all-at-once lay-down (three runs of different suits using every card) has its
 own direct test (:func:`three_runs_cover`).
 """
@@ -125,7 +126,10 @@ def _rank_sets(rank: str, held: int, jokers: int, rule: str, substitute: bool) -
 
 def _two_aces(counts: Counts) -> tuple[bool, ...]:
     """Per suit: does the hand hold two aces of it (one for each end of a 14-card run)?"""
-    return tuple(counts.get("A" + suit, 0) >= 2 for suit in SUITS)
+    return tuple([counts.get(ace, 0) >= 2 for ace in _ACES])
+
+
+_ACES: Final = tuple("A" + suit for suit in SUITS)
 
 
 @lru_cache(maxsize=4096)
@@ -220,11 +224,13 @@ def _search(
     pin: str | None,
     substitute: bool,
     refused: list[bool],
+    held: tuple[list[int], list[int], tuple[bool, ...]],
 ) -> list[Candidate] | None:
+    """The first layout of the search order (``held``: the hand's suits per rank, positions per
+    suit and aces, as :func:`_held` and :func:`_two_aces` give them)."""
     rule = shape.naturals
     all_lengths = rule != "one"
-    suits_of, masks = _held(counts)
-    two_aces = _two_aces(counts)
+    suits_of, masks, two_aces = held
     sets = _set_pool(tuple(suits_of), jokers, rule, substitute) if shape.sets else ()
     runs = _run_pool(tuple(masks), two_aces, jokers, shape.min_run, rule, substitute, all_lengths) if shape.runs else ()
     if len(sets) < (1 if shape.sets else 0) or len(runs) < (1 if shape.runs else 0):
@@ -266,7 +272,7 @@ def _walk(
     refused: list[bool],
 ) -> list[Candidate] | None:
     """Fill the plan's slots in order, each from its pool; melds of one pool in pool order (no
-    permutations), every node cut by the feasibility bound of what is left to find."""
+    permutations), nodes cut by the feasibility bound of what is left to find."""
     remaining = _remaining(shape, tuple(kind for kind, _ in plan))
     chosen: list[Candidate] = []
     budget = [jokers]
@@ -277,7 +283,11 @@ def _walk(
                 return True
             refused[0] = True
             return False
-        if slot and not feasible(counts, budget[0], remaining[slot], _used_suits(chosen, shape.suit_rule)):
+        # Cut a middle node whose remaining melds cannot exist; the last meld is found faster by
+        # trying its pool than by bounding it (a cut never changes which layout comes first).
+        if 0 < slot < len(plan) - 1 and not feasible(
+            counts, budget[0], remaining[slot], _used_suits(chosen, shape.suit_rule)
+        ):
             return False
         kind, pool = plan[slot]
         if slot > 0 and plan[slot - 1][1] is not pool:
@@ -439,9 +449,10 @@ def layout_from_counts(
     if not checked and not feasible(counts, jokers, shape):
         return None
     refused = [False]
-    found = _search(counts, jokers, shape, leftover_ok, pin, False, refused)
+    held = (*_held(counts), _two_aces(counts))
+    found = _search(counts, jokers, shape, leftover_ok, pin, False, refused, held)
     if found is None and jokers:
-        found = _search(counts, jokers, shape, leftover_ok, pin, True, refused)
+        found = _search(counts, jokers, shape, leftover_ok, pin, True, refused, held)
     if found is not None:
         return [candidate.cards for candidate in found]
     if refused[0] and leftover_ok({}, 0):
