@@ -521,7 +521,11 @@ def _plays(state: State, seat: int) -> list[Command]:
             commands += _lay_offs(state, seat, hand)
         if config.joker_swap and not went_down:
             commands += _swaps(state, seat, hand)
-    commands += [_DISCARDS[card] for card in sorted(set(hand)) if discardable(config, code, hand, card)]
+    codes = sorted(set(hand))
+    if code is None:  # nothing barred by R1: every card may go but a joker under discard_jokers = false
+        commands += [_DISCARDS[card] for card in codes if card != JOKER or config.discard_jokers]
+    else:
+        commands += [_DISCARDS[card] for card in codes if discardable(config, code, hand, card)]
     return commands
 
 
