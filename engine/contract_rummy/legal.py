@@ -521,11 +521,13 @@ def _plays(state: State, seat: int) -> list[Command]:
             commands += _lay_offs(state, seat, hand)
         if config.joker_swap and not went_down:
             commands += _swaps(state, seat, hand)
-    codes = sorted(set(hand))
-    if code is None:  # nothing barred by R1: every card may go but a joker under discard_jokers = false
-        commands += [_DISCARDS[card] for card in codes if card != JOKER or config.discard_jokers]
-    else:
-        commands += [_DISCARDS[card] for card in codes if discardable(config, code, hand, card)]
+    # Every code may be discarded but a joker under discard_jokers = false and the code R1 bars
+    # (checked once: state.discardable).
+    jokers_go = config.discard_jokers
+    barred_goes = code is not None and discardable(config, code, hand, code)
+    commands += [
+        _DISCARDS[card] for card in sorted(set(hand)) if (barred_goes if card == code else card != JOKER or jokers_go)
+    ]
     return commands
 
 
