@@ -46,10 +46,11 @@ def _dealt(stock: tuple[str, ...], cards: tuple[str, ...]) -> tuple[str, ...]:
 
 def _played(state: State, seat: int, card: str) -> tuple[tuple[str, ...], ...]:
     """The hands once ``seat`` has played ``card`` (slices: no loop in Python)."""
-    hands = state.hands
+    hands = list(state.hands)
     hand = hands[seat]
     index = hand.index(card)
-    return (*hands[:seat], hand[:index] + hand[index + 1 :], *hands[seat + 1 :])
+    hands[seat] = hand[:index] + hand[index + 1 :]
+    return tuple(hands)
 
 
 def _set_house(houses: tuple[House, ...], drop: tuple[int, ...], house: House | None) -> tuple[House, ...]:

@@ -17,8 +17,7 @@ at every step of a playout, so it is written for speed):
 * the rest depends on the card only through its value, so the moves are worked out once
   per value held and then stamped with each card of that value.
 
-The throws of the cards with nothing more on offer come first, then, card by card, the
-other cards' captures, throw, builds and breaks. Groups are listed in floor order, the
+Card by card: captures, throw, builds, breaks. Groups are listed in floor order, the
 played card first in its group. Tuples of groups
 are shared between the commands that can share them (the cards of one value, the builds
 of one shape).
@@ -41,9 +40,8 @@ BuildShape = tuple[int, tuple[str, ...], list[Groups]]
 #: The moves open to a card of one value: capture groupings, throw, build shapes, houses to break.
 Moves = tuple[list[Groups], bool, list[BuildShape], list[int]]
 
-#: Card values 1..13 as bits; each card's value as a bit.
+#: Card values 1..13 as bits.
 _VALUES = (1 << 14) - 2
-_BIT = {card: 1 << value for card, value in VALUE.items()}
 #: Bit reversal of 7 bits: two lookups reverse the 14 bits of a set of sums.
 _REV7 = tuple(int(f"{bits:07b}"[::-1], 2) for bits in range(128))
 
@@ -131,16 +129,14 @@ def _plays(state: State, seat: int) -> list[Any]:
     building &= _VALUES & ~last
     special = capturing | building | breaking
 
-    # most cards of a hand have nothing more on offer than a throw
-    plain = throwing & ~special
-    out: list[Any] = [Throw(card) for card in hand if _BIT[card] & plain] if plain else []
-    if not special:
-        return out
     floor: Floor | None = None
     by_value: dict[int, Moves] = {}
+    out: list[Any] = []
     for card, value in zip(hand, values, strict=True):
         bit = 1 << value
-        if not special & bit:
+        if not special & bit:  # most cards of a hand: nothing more on offer than a throw
+            if throwing & bit:
+                out.append(Throw(card))
             continue
         moves = by_value.get(value)
         if moves is None:
