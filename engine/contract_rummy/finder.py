@@ -356,6 +356,8 @@ def feasible(counts: Counts, jokers: int, shape: Shape, taken_suits: str = "") -
         if len(set_costs) < sets:
             return False
         need += sum(set_costs[:sets])
+        if need > jokers:
+            return False  # (costs are never negative: the runs cannot help)
     if runs:
         run_costs = _run_costs(counts, shape, taken_suits)
         if len(run_costs) < runs:
