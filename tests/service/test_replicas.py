@@ -190,7 +190,14 @@ async def test_a_replica_killed_mid_match_the_match_finishes_on_the_other(
                 accepted.update({entry.sequence: entry for entry in reply.events})
             moves += 1
             continue
-        reply = await submit(stub, game_id, tokens[seat], command, sequence)
+        try:
+            reply = await submit(stub, game_id, tokens[seat], command, sequence)
+        except grpc.aio.AioRpcError as error:
+            # The killed replica's insert in flight may still commit in the database after the
+            # kill (and after our read): STALE_SEQUENCE, so fetch the latest state and retry.
+            if not killed or error.code() != grpc.StatusCode.ABORTED:
+                raise
+            continue
         accepted.update({entry.sequence: entry for entry in reply.events})
         moves += 1
     assert killed and replicas[0].process.returncode == -9
