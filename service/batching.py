@@ -99,6 +99,7 @@ class GroupCommit:
         self._inline_after = 0.0  #: monotonic time before which inline writes are off
         self._maintenance_due = False
         self._next_maintenance = maintenance_every
+        self._closed = False
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.recorder, name)
@@ -143,6 +144,20 @@ class GroupCommit:
                 if self._queue or self._maintenance_due:
                     self._wake_writer()
 
+    def close(self, timeout: float = 10.0) -> None:
+        """Let the writer thread finish what is queued, then stop it: the store may close after this.
+
+        A store closed under a running writer (a checkpoint mid-way on a connection being closed)
+        can crash the process inside SQLite, so the owner calls this before closing the store.
+        """
+        with self._ready:
+            self._closed = True
+            self._maintenance_due = False
+            writer = self._writer
+            self._ready.notify_all()
+        if writer is not None and writer is not threading.current_thread():
+            writer.join(timeout)
+
     def _wake_writer(self) -> None:
         """Start the writer thread if needed and tell it there is work (lock held)."""
         if self._writer is None:
@@ -151,7 +166,7 @@ class GroupCommit:
         self._ready.notify()
 
     def _has_work(self) -> bool:
-        return not self._busy and (bool(self._queue) or self._maintenance_due)
+        return not self._busy and (bool(self._queue) or self._maintenance_due or self._closed)
 
     def _write_loop(self) -> None:
         """Write what is queued, one transaction per turn; end after WRITER_IDLE seconds with nothing to do."""
@@ -160,8 +175,11 @@ class GroupCommit:
                 if not self._has_work() and not self._ready.wait_for(self._has_work, WRITER_IDLE):
                     self._writer = None  # a later insert starts a new writer
                     return
+                if self._closed and not self._queue:
+                    self._writer = None
+                    return
                 batch, self._queue = self._queue[: self.max_batch], self._queue[self.max_batch :]
-                maintain, self._maintenance_due = self._maintenance_due, False
+                maintain, self._maintenance_due = self._maintenance_due and not self._closed, False
                 self._busy = True  # no inline write meanwhile (a checkpoint then completes)
             try:
                 if batch:

@@ -405,6 +405,8 @@ class Games:
             await asyncio.gather(*self._background, return_exceptions=True)
         self._executor.shutdown(wait=True)
         self._readers.shutdown(wait=True)
+        if self.group_commit is not None:
+            self.group_commit.close()
         self.store.close()
 
     async def _run(self, function: Callable[..., T], *args: Any, on_late: Callable[[], None] | None = None) -> T:
