@@ -322,8 +322,13 @@ class EventStore:
 
     @property
     def maintenance(self) -> Callable[[], None] | None:
-        """The store's periodic upkeep for the group commit's writer thread: SQLite's checkpoints."""
-        return self.checkpoint if self.synchronous is not None else None
+        """The store's periodic upkeep for the group commit's writer thread: none for now.
+
+        Explicit WAL checkpoints from the writer thread (``checkpoint``) crashed the process once
+        inside SQLite in CI, so they are off: SQLite checkpoints by itself when its log reaches
+        1000 pages, inside whichever commit crosses that point.
+        """
+        return None
 
     def checkpoint(self) -> None:
         """Copy SQLite's write-ahead log into the database file (PASSIVE: waits for no reader or writer).

@@ -93,31 +93,19 @@ def test_a_slow_inline_write_sends_the_next_ones_to_the_writer_thread() -> None:
     assert recorder.threads[1] == "cardgames-writer" and group.inlined == 1
 
 
-def test_sqlite_writes_inline_and_checkpoints_on_the_writer_thread(tmp_path: Path, monkeypatch: Any) -> None:
-    """docs/service.md: synchronous=NORMAL commits are written inline; the WAL stays short."""
+def test_sqlite_writes_inline_and_leaves_checkpoints_to_sqlite(tmp_path: Path, monkeypatch: Any) -> None:
+    """docs/service.md: synchronous=NORMAL commits are written inline; no checkpoint from the writer thread."""
     monkeypatch.setattr(batching, "SLOW_WRITE", 60.0)  # a loaded machine's stall keeps inline writes on here
     path = tmp_path / "inline.sqlite"
     store = EventStore.from_url(f"sqlite://{path}")
     group = group_commit(store)
-    assert group is not None and group.inline and group.maintenance is not None
-    checkpoints: list[str] = []
-    checkpoint = group.maintenance
-
-    def noted() -> None:
-        checkpoints.append(threading.current_thread().name)
-        checkpoint()
-
-    group.maintenance = noted
+    assert group is not None and group.inline and group.maintenance is None
     game = uuid4()
     for version in range(1, 2 * batching.MAINTENANCE_EVERY + 50):
         store.recorder.insert_events([StoredEvent(game, version, "t", b"x" * 200)])
-    deadline = time.monotonic() + 5
-    while len(checkpoints) < 2 and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert group.inlined > batching.MAINTENANCE_EVERY and set(checkpoints) == {"cardgames-writer"}
-    assert len(checkpoints) == 2
-    assert (tmp_path / "inline.sqlite-wal").stat().st_size < 1000 * 4096  # never near SQLite's own checkpoint
+    assert group.inlined > batching.MAINTENANCE_EVERY
     assert len(store.recorder.select_events(game)) == 2 * batching.MAINTENANCE_EVERY + 49
+    group.close()
     store.close()
     full = EventStore.from_url(f"sqlite://{tmp_path}/full.sqlite?synchronous=full")
     assert not group_commit(full).inline  # type: ignore[union-attr]  # a commit waits for the disk: not on the loop
