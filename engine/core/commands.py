@@ -22,8 +22,9 @@ def parse_command(game: GameRules, raw: Mapping[str, Any]) -> Any:
     kind = raw.get("type")
     if not isinstance(kind, str):
         return Malformed("the command has no 'type' field")
-    by_tag = _by_tag(game.Command)
-    target = game.Command if by_tag is None else by_tag.get(kind)
+    command_type = game.Command
+    by_tag = _by_tag(command_type)
+    target = command_type if by_tag is None else by_tag.get(kind)
     if target is None:
         return Malformed(f"unknown command type {kind!r}", type=kind)
     try:
