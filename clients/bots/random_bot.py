@@ -34,7 +34,9 @@ class RandomBot:
     """Plays one seat until the match is over.
 
     ``seed`` seeds the bot's own :class:`random.Random` (so a match between seeded bots
-    on a seeded game is reproducible); ``rng`` may be given instead.
+    on a seeded game is reproducible); ``rng`` may be given instead. ``after_sequence``:
+    watch from there (the first update then carries every event since), so that the bot
+    sees every event even when other seats act before its watch is open.
     """
 
     def __init__(
@@ -45,8 +47,10 @@ class RandomBot:
         rng: random.Random | None = None,
         on_accepted: OnAccepted | None = None,
         on_update: OnUpdate | None = None,
+        after_sequence: int | None = None,
     ) -> None:
         self.seat = seat
+        self.after_sequence = after_sequence
         self.rng = rng if rng is not None else random.Random(seed)
         self.on_accepted = on_accepted
         self.on_update = on_update
@@ -64,7 +68,7 @@ class RandomBot:
     async def run(self) -> View:
         """Play until the match is over; returns the seat's final view."""
         final: View | None = None
-        async for update in self.seat.watch():
+        async for update in self.seat.watch(self.after_sequence):
             if self.on_update is not None:
                 self.on_update(update)
             final = update.view

@@ -66,7 +66,7 @@ async def test_a_match_survives_kill_9_and_restarts(tmp_path: Path) -> None:
     clients = [GameClient(address, retry=Retry(timeout=60)) for _ in range(4)]  # one connection each
     bots = [
         RandomBot(clients[seat].seat(created.game_id, token), seed=seat, on_accepted=recorder(seat),
-                  on_update=updates[seat].append)
+                  on_update=updates[seat].append, after_sequence=created.sequence)  # sees every event
         for seat, token in enumerate(created.tokens)
     ]
     tasks = [asyncio.create_task(bot.run()) for bot in bots]
