@@ -23,10 +23,9 @@ is a write into the page cache, tens of microseconds) is written *inline* when n
 is: with no insert queued or being written, ``submit`` writes in the caller's thread (the
 event loop) and returns a done future, so a lone client pays no thread hop at all. Inserts
 that arrive while one is written queue up for the writer thread as above. A write that took
-long (the disk is slow or a lock is held) turns the inline path off for a while. SQLite's
-checkpoints (copying the write-ahead log into the database file, with its disk flushes) run
-on the writer thread every ``maintenance_every`` transactions (``maintenance``), so that
-they are not left to a commit on the event loop.
+long (the disk is slow or a lock is held) turns the inline path off for a while. A store's
+``maintenance`` (none at present: SQLite checkpoints by itself, see ``EventStore.maintenance``)
+runs on the writer thread every ``maintenance_every`` transactions, with inline writes held off.
 """
 
 from __future__ import annotations
