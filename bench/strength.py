@@ -77,6 +77,11 @@ def budget_text(kind_a: str, budget: dict[str, Any]) -> str:
         parts.append(f"{budget['time_limit']} s")
     parts.append(f"{budget.get('rollout', 'random')} rollouts")
     parts.append(f"{budget.get('root', 'paired')} root")
+    if budget.get("root", "paired") == "paired":
+        anchor = budget.get("anchor")
+        parts.append(f"anchor {anchor}, alpha {budget.get('alpha')}" if anchor else "no anchor")
+    if budget.get("horizon") is not None:
+        parts.append(f"horizon {budget['horizon']}")
     return ", ".join(parts)
 
 
@@ -128,6 +133,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--time-limit", type=float, default=None, help="ISMCTS seconds per decision")
     parser.add_argument("--rollout", default="heuristic", choices=("random", "heuristic"))
     parser.add_argument("--root", default="paired", choices=("paired", "ucb"), help="ISMCTS root selection")
+    parser.add_argument("--anchor", default="heuristic", choices=("heuristic", "none"), help="ISMCTS root anchor")
+    parser.add_argument("--alpha", type=float, default=0.1, help="ISMCTS level to leave the anchor's choice")
+    parser.add_argument("--horizon", type=int, default=None, help="ISMCTS plies (default: the game's)")
     parser.add_argument("--only", choices=("heuristic", "ismcts"), default=None, help="one rung of the ladder")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--chunk", type=int, default=5, help="seeds per job")
@@ -138,7 +146,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     games = args.games or [g for g in available_games() if _has_bots(g)]
     options = tuple((key, json.loads(value)) for key, value in (o.split("=", 1) for o in args.option))
-    budget = {"iterations": args.iterations, "time_limit": args.time_limit, "rollout": args.rollout, "root": args.root}
+    budget = {
+        "iterations": args.iterations,
+        "time_limit": args.time_limit,
+        "rollout": args.rollout,
+        "root": args.root,
+        "anchor": None if args.anchor == "none" else args.anchor,
+        "alpha": args.alpha,
+        "horizon": args.horizon,
+    }
     ladder = [rung for rung in LADDER if args.only is None or rung[0] == args.only]
     jobs: list[Job] = []
     for game in games:

@@ -29,11 +29,13 @@ from engine.all_fours.config import Config
 from engine.all_fours.state import PLAY, Played, State
 from engine.all_fours.tricks import trick_winner
 from engine.all_fours.view import View
+from engine.bots.dealing import deal
 from engine.core.cards import STANDARD_PACK
 from engine.core.chance import Chance
 
-#: Attempts at a deal that respects every void before the voids are dropped (cannot happen on a real view).
-ATTEMPTS = 20
+
+def _suit(card: str) -> str:
+    return card[-1]
 
 
 def _void_after(trick: Sequence[Played], trump: str | None, voids: list[set[str]]) -> None:
@@ -75,44 +77,6 @@ def _past_tricks(view: View, rng: random.Random, voids: list[set[str]]) -> list[
             if latest or len(members) == 1:  # who played what is certain: its voids are real
                 _void_after(trick, view.trump, voids)
     return played
-
-
-def _deal(pool: list[str], needs: list[int], voids: list[set[str]], rng: random.Random) -> list[list[str]] | None:
-    """Deal ``pool`` to places with ``needs`` cards each, never a card of a suit the place is void in.
-
-    The few cards of a suit somebody is void in go first, each to a free slot of a place
-    that may hold it; the rest fill the remaining slots in a random order.
-    """
-    barred = set().union(*voids)
-    room = list(needs)
-    out: list[list[str]] = [[] for _ in needs]
-    free = pool
-    if barred:
-        free = []
-        constrained: list[str] = []
-        for card in pool:
-            (constrained if card[-1] in barred else free).append(card)
-        rng.shuffle(constrained)
-        for card in constrained:
-            suit = card[-1]
-            total = sum(room[i] for i in range(len(room)) if suit not in voids[i])
-            if total == 0:
-                return None
-            pick = rng.randrange(total)
-            for i, slots in enumerate(room):
-                if slots == 0 or suit in voids[i]:
-                    continue
-                if pick < slots:
-                    out[i].append(card)
-                    room[i] -= 1
-                    break
-                pick -= slots
-    rng.shuffle(free)
-    at = 0
-    for i, slots in enumerate(room):
-        out[i].extend(free[at : at + slots])
-        at += slots
-    return out
 
 
 class Memory(msgspec.Struct, frozen=True):
@@ -197,16 +161,9 @@ def determinize(config: Config, view: View, rng: random.Random, memory: Memory |
     needs = [view.hand_sizes[s] - len(holding[s]) for s in range(players)] + [view.stock_size]
     if sum(needs) != len(pool) or min(needs) < 0:
         raise ValueError(f"the view does not add up: {len(pool)} unseen cards for places of {needs}")
-    place_voids = [*voids, set()]
+    place_voids: list[set[str]] = [*voids, set()]
     place_voids[seat] = set()
-    dealt = None
-    for _ in range(ATTEMPTS):
-        dealt = _deal(list(pool), needs, place_voids, rng)
-        if dealt is not None:
-            break
-    if dealt is None:  # the voids cannot all hold (not on a real view): ignore them
-        dealt = _deal(list(pool), needs, [set() for _ in needs], rng)
-        assert dealt is not None
+    dealt = deal(pool, needs, place_voids, _suit, rng)
     hands = tuple(tuple(holding[s] + dealt[s]) for s in range(players))
     stock = dealt[players]
     rng.shuffle(stock)

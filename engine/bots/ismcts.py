@@ -14,8 +14,11 @@ Whitehouse 2012).
 
 The root has two modes. ``paired`` (the default) tries every root command on the same
 determinization and the same rollout seed, so the commands are compared on the same
-hidden cards (common random numbers, as in determinized Monte Carlo), and picks the
-best mean reward. ``ucb`` treats the root like any node and picks the most visited.
+hidden cards (common random numbers, as in determinized Monte Carlo). With an
+``anchor`` (the default: the game's heuristic) it keeps the anchor's command unless
+another is better on the paired samples at the level ``alpha`` (shared among the
+commands, so noise among many commands does not pick a worse one); without, it picks
+the best mean reward. ``ucb`` treats the root like any node and picks the most visited.
 
 The policy never sees the true state: its inputs are the view, the legal commands
 and the rng (``tests/bots/test_hidden_information.py`` proves the choice does not
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import math
 import random
+from statistics import NormalDist
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
@@ -80,7 +84,7 @@ class ISMCTSPolicy:
         root: str = "paired",
         horizon: int | None = None,
         anchor: str | None = "heuristic",
-        confidence: float = 1.0,
+        alpha: float = 0.1,
     ) -> None:
         if iterations is None and time_limit is None:
             raise ValueError("give an iteration budget, a time limit, or both")
@@ -105,9 +109,9 @@ class ISMCTSPolicy:
         self._limit = MAX_ROLLOUT if self.horizon is None else self.horizon
         heuristic = self.rules.heuristic_policy(config)
         self.rollout_policy: Policy | None = heuristic if rollout == "heuristic" else None
-        #: the paired root keeps this policy's choice unless another command is better with ``confidence``
+        #: the paired root keeps this policy's choice unless another command is better (see ``_improve``)
         self.anchor: Policy | None = heuristic if anchor == "heuristic" and root == "paired" else None
-        self.confidence = confidence
+        self.alpha = alpha
         #: iterations run by the last ``choose`` (for budgets and reports)
         self.last_iterations = 0
         #: per seat, what it remembers of the views it was shown (``observe``)
@@ -158,8 +162,17 @@ class ISMCTSPolicy:
         return self._improve(anchor, legal, samples)
 
     def _improve(self, anchor: Any, legal: Sequence[Any], samples: dict[Any, list[float]]) -> Any:
-        """The anchor's command, unless another's paired advantage is above zero with the set confidence."""
+        """The anchor's command, unless another's paired advantage over it is significant.
+
+        Each other command is compared with the anchor on the same determinizations (a
+        one-sided test on the paired differences); the level is ``alpha`` shared among
+        the commands compared (Bonferroni), so that with many commands a lucky one
+        rarely displaces a sound choice. Among the significant ones, the largest lower
+        bound wins.
+        """
         base = samples[anchor]
+        others = len(legal) - 1
+        z = NormalDist().inv_cdf(1 - self.alpha / others) if others else 0.0
         best, best_bound = anchor, 0.0
         for command in legal:
             if command == anchor:
@@ -170,7 +183,7 @@ class ISMCTSPolicy:
                 continue
             mean = sum(gains) / n
             spread = math.sqrt(sum((gain - mean) ** 2 for gain in gains) / (n - 1) / n)
-            bound = mean - self.confidence * spread
+            bound = mean - z * spread
             if bound > best_bound:
                 best, best_bound = command, bound
         return best

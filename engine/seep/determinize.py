@@ -19,10 +19,12 @@ from collections.abc import Hashable
 
 import msgspec
 
+from engine.bots.dealing import deal
 from engine.core.cards import STANDARD_PACK
 from engine.core.chance import Chance
-from engine.seep.cards import VALUE, card_points
+from engine.seep.cards import PLAYS_PER_DEAL, VALUE, card_points
 from engine.seep.config import Config
+from engine.seep.heuristic import sweep_values
 from engine.seep.state import BID, OVER, PLAY, State
 from engine.seep.view import View
 
@@ -31,22 +33,53 @@ SEARCH_HORIZON = 8
 
 
 class Memory(msgspec.Struct, frozen=True):
-    """What a seat saw go into each team's pile during the current deal (every capture is public, D)."""
+    """What a seat saw during the current deal (every play is public, D).
+
+    ``piles``: the cards of every capture, per team. ``lacking``: per seat, the card
+    values it showed it does not hold: it had the turn on a floor that a card of that
+    value would have swept, and did not sweep (hands only shrink once dealt, so this
+    lasts the deal). ``pending``: the seat to act, the values that would sweep its
+    floor, and the play count, until its move is seen.
+    """
 
     dealer: int
     plays: int
+    sweeps: tuple[int, int]
     piles: tuple[frozenset[str], frozenset[str]]
+    lacking: tuple[frozenset[int], ...] = (frozenset(),) * 4
+    pending: tuple[int, frozenset[int], int] | None = None
 
 
 def remember(memory: Memory | None, view: View) -> Memory:
-    """Add the cards of the capture shown in ``view`` (or the open piles); a new deal starts afresh."""
+    """Add what ``view`` shows: the cards of the last capture (or the open piles), and a sweep not taken."""
     fresh = memory is None or view.dealer != memory.dealer or view.plays < memory.plays
-    piles = [set(), set()] if fresh or memory is None else [set(memory.piles[0]), set(memory.piles[1])]
+    if memory is None or fresh:
+        memory = Memory(dealer=view.dealer, plays=view.plays, sweeps=view.sweeps, piles=(frozenset(), frozenset()))
+    piles = [set(memory.piles[0]), set(memory.piles[1])]
     if view.piles[0] or view.piles[1]:
         piles = [set(view.piles[0]), set(view.piles[1])]
     elif view.last_capture and view.last_capture_team is not None:
         piles[view.last_capture_team].update(view.last_capture)
-    return Memory(dealer=view.dealer, plays=view.plays, piles=(frozenset(piles[0]), frozenset(piles[1])))
+    lacking = list(memory.lacking)
+    pending = memory.pending
+    if pending is not None and view.plays == pending[2] + 1:
+        actor, values, _ = pending
+        if view.sweeps == memory.sweeps:  # it could have swept with any of these values, and did not
+            lacking[actor] = lacking[actor] | values
+    pending = None
+    mover = view.to_act
+    if view.phase == PLAY and view.plays >= 1 and mover is not None and mover != view.viewer:
+        values = frozenset(sweep_values(view.loose, view.houses))
+        if values and view.plays + 1 < PLAYS_PER_DEAL:
+            pending = (mover, values, view.plays)
+    return Memory(
+        dealer=view.dealer,
+        plays=view.plays,
+        sweeps=view.sweeps,
+        piles=(frozenset(piles[0]), frozenset(piles[1])),
+        lacking=tuple(lacking),
+        pending=pending,
+    )
 
 
 def _piles_known(view: View, memory: Memory | None, elsewhere: set[str]) -> list[list[str]]:
@@ -63,6 +96,10 @@ def _piles_known(view: View, memory: Memory | None, elsewhere: set[str]) -> list
     if not consistent:
         return [[], []]
     return [sorted(remembered[0]), sorted(remembered[1])]
+
+
+def _card_value(card: str) -> int:
+    return VALUE[card]
 
 
 def determinize(config: Config, view: View, rng: random.Random, memory: Memory | None = None) -> State:
@@ -86,22 +123,26 @@ def determinize(config: Config, view: View, rng: random.Random, memory: Memory |
     needs += [view.pile_sizes[t] - len(piles_known[t]) for t in (0, 1)]
     if sum(needs) != len(pool) or min(needs) < 0:
         raise ValueError(f"the view does not add up: {len(pool)} unseen cards for places of {needs}")
-    out: list[list[str]] = [[] for _ in needs]
+    keys: list[list[str]] = [[] for _ in needs]
     # F4: every other owner holds a key of each house it owns
     for house in view.houses:
         for owner in house.owners:
-            if owner == seat or any(VALUE[card] == house.value for card in out[owner]):
+            if owner == seat or any(VALUE[card] == house.value for card in keys[owner]):
                 continue
             key = next((card for card in pool if VALUE[card] == house.value), None)
-            if key is None or len(out[owner]) >= needs[owner]:
+            if key is None or len(keys[owner]) >= needs[owner]:
                 raise ValueError(f"no key of value {house.value} left for seat {owner}")
             pool.remove(key)
-            out[owner].append(key)
-    at = 0
-    for place, need in enumerate(needs):
-        more = need - len(out[place])
-        out[place].extend(pool[at : at + more])
-        at += more
+            keys[owner].append(key)
+    # the values a seat showed it lacks (memory) stay out of its hand when the deal allows it
+    barred: list[frozenset[int]] = [frozenset()] * len(needs)
+    sweeps_count = config.sweeps_enabled and config.sweep_points > 0
+    if sweeps_count and memory is not None and memory.dealer == view.dealer and memory.plays <= view.plays:
+        for other in range(4):
+            if other != seat:
+                barred[other] = memory.lacking[other]
+    dealt = deal(pool, [need - len(held) for need, held in zip(needs, keys, strict=True)], barred, _card_value, rng)
+    out = [held + more for held, more in zip(keys, dealt, strict=True)]
     hands = tuple(tuple(view.hand) if s == seat else tuple(out[s]) for s in range(4))
     piles = (tuple(piles_known[0] + out[6]), tuple(piles_known[1] + out[7]))
     next_pack = list(STANDARD_PACK)

@@ -12,6 +12,7 @@ from engine.bots import get_policy
 from engine.bots.arena import match_seed, play_match
 from engine.core.protocol import Rejection, Setup
 from engine.core.registry import get_game
+from engine.seep.cards import VALUE
 from engine.core.replay import new_match
 
 
@@ -69,6 +70,15 @@ def test_seep_memory_knows_every_captured_card() -> None:
         assert game.view(sample, seat) == game.view(state, seat)
         checked += 1
     assert checked > 100
+
+
+def test_seep_memory_infers_values_only_from_sweeps_passed_up() -> None:
+    inferred = 0
+    for state, seat, memories in _self_play("seep", 3, "seep-lacking"):
+        for other, values in enumerate(memories[seat].lacking):
+            assert not any(VALUE[card] in values for card in state.hands[other]), (other, values)
+            inferred += bool(values) and other != seat
+    assert inferred > 0
 
 
 def test_a_stale_seep_memory_is_ignored() -> None:
