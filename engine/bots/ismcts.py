@@ -31,8 +31,8 @@ from __future__ import annotations
 
 import math
 import random
-from statistics import NormalDist
 from collections.abc import Callable, Hashable, Sequence
+from statistics import NormalDist
 from typing import Any
 
 from engine.bots.policy import BotRules, Policy, bot_rules

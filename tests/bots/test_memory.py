@@ -12,8 +12,8 @@ from engine.bots import get_policy
 from engine.bots.arena import match_seed, play_match
 from engine.core.protocol import Rejection, Setup
 from engine.core.registry import get_game
-from engine.seep.cards import VALUE
 from engine.core.replay import new_match
+from engine.seep.cards import VALUE
 
 
 def _self_play(game_name: str, matches: int, seed: str) -> Any:
