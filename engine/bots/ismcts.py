@@ -85,6 +85,7 @@ class ISMCTSPolicy:
         horizon: int | None = None,
         anchor: str | None = "heuristic",
         alpha: float = 0.1,
+        candidates: int | None = None,
     ) -> None:
         if iterations is None and time_limit is None:
             raise ValueError("give an iteration budget, a time limit, or both")
@@ -112,6 +113,10 @@ class ISMCTSPolicy:
         #: the paired root keeps this policy's choice unless another command is better (see ``_improve``)
         self.anchor: Policy | None = heuristic if anchor == "heuristic" and root == "paired" else None
         self.alpha = alpha
+        #: with an anchor that ranks commands (``rank(view, legal)``), only its best few are searched
+        self.candidates: int | None = (
+            candidates if candidates is not None else getattr(self.game, "SEARCH_CANDIDATES", None)
+        )
         #: iterations run by the last ``choose`` (for budgets and reports)
         self.last_iterations = 0
         #: per seat, what it remembers of the views it was shown (``observe``)
@@ -145,7 +150,16 @@ class ISMCTSPolicy:
                 done += 1
             self.last_iterations = done
             return max(legal, key=lambda command: _visits(root, command))
-        anchor = self.anchor.choose(view, legal, rng) if self.anchor is not None else None
+        anchor = None
+        if self.anchor is not None:
+            ranked = self.candidates is not None and hasattr(self.anchor, "rank")
+            if ranked:
+                legal = self.anchor.rank(view, legal)[: self.candidates]  # type: ignore[attr-defined]
+                anchor = legal[0]
+                if len(legal) == 1:
+                    return anchor
+            else:
+                anchor = self.anchor.choose(view, legal, rng)
         samples: dict[Any, list[float]] = {command: [] for command in legal}
         while self.iterations is None or done < self.iterations:
             if done and deadline is not None and self.clock is not None and self.clock() >= deadline:

@@ -10,7 +10,14 @@ from __future__ import annotations
 from engine.seep.commands import Bid, Break, Build, Capture, Command, Throw
 from engine.seep.config import DEFAULT_PLAYERS, NAME, PLAYER_COUNTS, TITLE, Config, make_config
 from engine.seep.describe import describe, table_text
-from engine.seep.determinize import SEARCH_HORIZON, determinize, remember, search_episode, search_reward
+from engine.seep.determinize import (
+    SEARCH_CANDIDATES,
+    SEARCH_HORIZON,
+    determinize,
+    remember,
+    search_episode,
+    search_reward,
+)
 from engine.seep.events import Event
 from engine.seep.evolve import evolve
 from engine.seep.heuristic import heuristic_policy
@@ -24,6 +31,7 @@ __all__ = [
     "DEFAULT_PLAYERS",
     "NAME",
     "PLAYER_COUNTS",
+    "SEARCH_CANDIDATES",
     "SEARCH_HORIZON",
     "TITLE",
     "Bid",

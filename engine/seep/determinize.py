@@ -30,6 +30,8 @@ from engine.seep.view import View
 
 #: Plies searched past the root: two full rounds of the table, enough to see a sweep answered.
 SEARCH_HORIZON = 8
+#: Root commands searched: the heuristic's best few (a floor can offer dozens of builds).
+SEARCH_CANDIDATES = 4
 
 
 class Memory(msgspec.Struct, frozen=True):

@@ -87,17 +87,20 @@ class SeepHeuristic:
             return legal[0]
         if type(legal[0]) is Bid:
             return max(legal, key=lambda bid: bid.value)
+        return self.rank(view, legal)[0]
+
+    def rank(self, view: View, legal: Sequence[Any]) -> list[Any]:
+        """The legal commands from the best to the worst by the heuristic's score (ties keep their order)."""
+        if type(legal[0]) is Bid:
+            return sorted(legal, key=lambda bid: -bid.value)
         seat = view.viewer
         assert seat is not None
         unseen = self._unseen(view)
         next_hand = view.hand_sizes[(seat + 1) % 4]
         play = view.plays + 1
-        best, best_score = legal[0], float("-inf")
-        for command in legal:
-            score = self._score(view, command, unseen, next_hand, play)
-            if score > best_score:
-                best, best_score = command, score
-        return best
+        scores = [self._score(view, command, unseen, next_hand, play) for command in legal]
+        order = sorted(range(len(legal)), key=lambda i: -scores[i])
+        return [legal[i] for i in order]
 
     def _points(self, cards: Sequence[str]) -> int:
         return card_points(tuple(cards), self.config.ten_of_diamonds_points)
