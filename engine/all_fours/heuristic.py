@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from engine.all_fours.cards import COUNT, POWER, side_of
-from engine.all_fours.commands import Beg, GiveOne, Play, RunPack, Stand
+from engine.all_fours.commands import BEG, GIVE_ONE, RUN_PACK, STAND, Beg, GiveOne, Play, RunPack, Stand
 from engine.all_fours.config import Config
 from engine.all_fours.state import Played
 from engine.all_fours.tricks import trick_winner
@@ -66,27 +66,18 @@ class AllFoursHeuristic:
     # --- the beg (A7) ----------------------------------------------------------------------
 
     def _stand_or_beg(self, view: View, legal: Sequence[Any]) -> Any:
+        """Both are legal here (a single legal command was returned before)."""
         assert view.turn_up is not None and view.dealer is not None
-        stand = next((c for c in legal if type(c) is Stand), None)
-        beg = next((c for c in legal if type(c) is Beg), None)
-        if stand is None or beg is None:
-            return legal[0]
-        dealer_side = side_of(view.dealer)
-        kicks_could_win = view.scores[dealer_side] + 3 >= view.target_score
-        if trump_holding_is_fair(view.hand, view.turn_up[-1]) or kicks_could_win:
-            return stand
-        return beg
+        kicks_could_win = view.scores[side_of(view.dealer)] + 3 >= view.target_score
+        return STAND if trump_holding_is_fair(view.hand, view.turn_up[-1]) or kicks_could_win else BEG
 
     def _give_or_run(self, view: View, legal: Sequence[Any]) -> Any:
+        """Both are legal here (a single legal command was returned before)."""
         assert view.turn_up is not None and view.dealer is not None
-        give = next((c for c in legal if type(c) is GiveOne), None)
-        run = next((c for c in legal if type(c) is RunPack), None)
-        if give is None or run is None:
-            return legal[0]
         beggars = side_of(view.dealer + 1)
         if view.scores[beggars] + self.config.give_one_points >= view.target_score:
-            return run
-        return give if trump_holding_is_fair(view.hand, view.turn_up[-1]) else run
+            return RUN_PACK
+        return GIVE_ONE if trump_holding_is_fair(view.hand, view.turn_up[-1]) else RUN_PACK
 
     # --- trick play (A10) ------------------------------------------------------------------
 

@@ -183,9 +183,10 @@ def search_episode(state: State) -> Hashable:
 #: Points of a deal that count as a full reward (a sweep is 50).
 REWARD_SCALE = 60.0
 #: A search stopped inside a deal also counts what the floor promises: this share of a house's
-#: points to its owners' team, and this share of the loose points to the team about to play.
+#: points to its owners' team (they hold its key). Loose cards count for nobody: whoever plays
+#: next has the first chance at them, and a share for them would favour the searcher whenever the
+#: horizon ends on its own side's turn.
 HOUSE_SHARE = 0.5
-LOOSE_SHARE = 0.0
 
 
 def _value(state: State, team: int) -> float:
@@ -195,8 +196,6 @@ def _value(state: State, team: int) -> float:
     for house in state.houses:
         if any(owner % 2 == team for owner in house.owners):
             value += HOUSE_SHARE * card_points(house.cards(), ten)
-    if state.phase == PLAY and (state.dealer + state.plays + 1) % 2 == team:
-        value += LOOSE_SHARE * card_points(state.loose, ten)
     return value
 
 

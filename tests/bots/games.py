@@ -23,17 +23,23 @@ def _all_fours_hidden(state: Any, seat: int) -> set[str]:
     return cards
 
 
+def _refill(places: list[list[str]], rng: random.Random) -> list[tuple[str, ...]]:
+    """The cards of ``places`` shuffled and dealt back, each place keeping its size."""
+    pool = [card for place in places for card in place]
+    rng.shuffle(pool)
+    refilled, at = [], 0
+    for place in places:
+        refilled.append(tuple(pool[at : at + len(place)]))
+        at += len(place)
+    return refilled
+
+
 def _all_fours_reshuffle(state: Any, seat: int, rng: random.Random) -> Any:
     hidden = [
         [card for card in hand if card not in state.exposed[other]] if other != seat else []
         for other, hand in enumerate(state.hands)
     ] + [list(state.stock)]
-    pool = [card for place in hidden for card in place]
-    rng.shuffle(pool)
-    refilled, at = [], 0
-    for place in hidden:
-        refilled.append(tuple(pool[at : at + len(place)]))
-        at += len(place)
+    refilled = _refill(hidden, rng)
     hands = tuple(
         hand if other == seat else state.exposed[other] + refilled[other] for other, hand in enumerate(state.hands)
     )
@@ -109,12 +115,7 @@ def _rummy_hidden(state: Any, seat: int) -> set[str]:
 
 def _rummy_reshuffle(state: Any, seat: int, rng: random.Random) -> Any:
     places = [_rummy_unknown(state, seat, other) for other in range(state.players)] + [list(state.stock)]
-    pool = [card for place in places for card in place]
-    rng.shuffle(pool)
-    refilled, at = [], 0
-    for place in places:
-        refilled.append(tuple(pool[at : at + len(place)]))
-        at += len(place)
+    refilled = _refill(places, rng)
     hands = tuple(
         hand if other == seat else state.known[other] + refilled[other] for other, hand in enumerate(state.hands)
     )
