@@ -8,7 +8,14 @@ from engine.contract_rummy.commands import Command
 from engine.contract_rummy.config import DEFAULT_PLAYERS, PLAYER_COUNTS, Config, make_config
 from engine.contract_rummy.deal import start
 from engine.contract_rummy.describe import describe
-from engine.contract_rummy.determinize import SEARCH_HORIZON, determinize, remember, search_episode, search_reward
+from engine.contract_rummy.determinize import (
+    SEARCH_CANDIDATES,
+    SEARCH_HORIZON,
+    determinize,
+    remember,
+    search_episode,
+    search_reward,
+)
 from engine.contract_rummy.events import Event
 from engine.contract_rummy.evolve import evolve
 from engine.contract_rummy.heuristic import heuristic_policy
@@ -25,6 +32,7 @@ __all__ = [
     "DEFAULT_PLAYERS",
     "NAME",
     "PLAYER_COUNTS",
+    "SEARCH_CANDIDATES",
     "SEARCH_HORIZON",
     "TITLE",
     "Command",

@@ -22,6 +22,8 @@ from engine.core.chance import Chance
 
 #: Plies searched past the root: about two turns of every player at a four-player table.
 SEARCH_HORIZON = 16
+#: Root commands searched: the heuristic's best few (a hand offers up to a dozen discards).
+SEARCH_CANDIDATES = 3
 
 
 def remember(memory: None, view: View) -> None:

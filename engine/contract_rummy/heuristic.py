@@ -82,23 +82,23 @@ class ContractRummyHeuristic:
     def choose(self, view: View, legal: Sequence[Any], rng: random.Random) -> Any:
         if len(legal) == 1:
             return legal[0]
+        return self.rank(view, legal)[0]
+
+    def rank(self, view: View, legal: Sequence[Any]) -> list[Any]:
+        """The legal commands from the best to the worst by the rules of thumb (ties keep their order)."""
         seat = view.viewer
         assert seat is not None
         by_kind: dict[type, list[Any]] = {}
         for command in legal:
             by_kind.setdefault(type(command), []).append(command)
         if DrawStock in by_kind:
-            return self._draw(view, by_kind)
-        if Meld in by_kind:
-            return by_kind[Meld][0]
-        if LayOff in by_kind:
-            return max(by_kind[LayOff], key=lambda lay: self._penalty(lay.card.split("=")[0]))
-        if SwapJoker in by_kind:
-            return by_kind[SwapJoker][0]
-        discards = by_kind.get(Discard)
-        if discards:
-            return self._discard(view, discards)
-        return legal[0]
+            first = self._draw(view, by_kind)
+            return [first, *(command for command in legal if command is not first)]
+        ranked: list[Any] = by_kind.get(Meld, [])
+        ranked += sorted(by_kind.get(LayOff, []), key=lambda lay: -self._penalty(lay.card.split("=")[0]))
+        ranked += by_kind.get(SwapJoker, [])
+        ranked += self._discards(view, by_kind.get(Discard, []))
+        return ranked + [command for command in legal if command not in ranked]
 
     def _penalty(self, card: str) -> int:
         return penalty(card, self.config.ace_value, self.config.joker_value)
@@ -121,7 +121,8 @@ class ContractRummyHeuristic:
                 return by_kind[DrawDiscard][0]
         return by_kind[DrawStock][0]
 
-    def _discard(self, view: View, discards: list[Discard]) -> Discard:
+    def _discards(self, view: View, discards: list[Discard]) -> list[Discard]:
+        """The discards from the best to the worst (see the module docstring)."""
         seat = view.viewer
         assert seat is not None
         hand = list(view.hand)
@@ -143,7 +144,7 @@ class ContractRummyHeuristic:
                 value -= 6
             return value
 
-        return max(discards, key=lambda discard: score(face(discard.card)))
+        return sorted(discards, key=lambda discard: -score(face(discard.card)))
 
 
 def heuristic_policy(config: Config) -> ContractRummyHeuristic:
