@@ -68,6 +68,8 @@ log = logging.getLogger(__name__)
 #: hold a match forever (10 s a decision, a 60 s bank, then the seat forfeits).
 DEFAULT_REMOTE_CLOCK = ClockOptions(move_ms=10_000, bank_ms=60_000, on_timeout="forfeit")
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
+#: The largest search budget an ``ismcts:ITERATIONS`` entrant may ask for.
+MAX_ITERATIONS = 100_000
 SEED_HEX = re.compile(r"[0-9a-f]{64}")
 
 
@@ -93,18 +95,30 @@ class EntrantTokenInvalid(WrongToken):
 
 def parse_entrants(specs: Sequence[str]) -> tuple[Entrant, ...]:
     """``random``, ``heuristic``, ``ismcts`` (built-in, named after the kind), ``NAME=KIND`` (a
-    built-in under another name) or any other ``NAME`` (a remote entrant that registers)."""
+    built-in under another name; ``NAME=ismcts:ITERATIONS`` sets the search budget) or any
+    other ``NAME`` (a remote entrant that registers)."""
     entrants = []
     for spec in specs:
         name, _, kind = spec.strip().partition("=")
         name, kind = name.strip(), kind.strip()
         if not NAME.fullmatch(name):
             raise InvalidTournament(f"an entrant's name is 1-40 letters, digits, '_', '.', '-': {name!r}")
-        if kind and kind not in BUILTIN_KINDS:
-            raise InvalidTournament(f"unknown bot {kind!r} for {name!r}; built-in bots: {', '.join(BUILTIN_KINDS)}")
+        if kind:
+            check_bot(name, kind)
         bot = kind or (name if name in BUILTIN_KINDS else None)
         entrants.append(Entrant(name, bot))
     return tuple(entrants)
+
+
+def check_bot(name: str, kind: str) -> None:
+    """Refuse a built-in bot spec other than ``KIND`` or ``ismcts:ITERATIONS`` (1..100000)."""
+    base, colon, budget = kind.partition(":")
+    if base not in BUILTIN_KINDS:
+        raise InvalidTournament(f"unknown bot {kind!r} for {name!r}; built-in bots: {', '.join(BUILTIN_KINDS)}")
+    if colon and (base != "ismcts" or not budget.isdigit() or not 1 <= int(budget) <= MAX_ITERATIONS):
+        raise InvalidTournament(
+            f"bot {kind!r} for {name!r}: only ismcts takes a budget, as ismcts:ITERATIONS (1..{MAX_ITERATIONS})"
+        )
 
 
 @dataclass(eq=False)

@@ -28,13 +28,18 @@ log = logging.getLogger(__name__)
 
 
 def policy_for(game: str, kind: str, config: Any) -> Any:
-    """The engine/bots policy of strength ``kind`` (random when engine/bots has none for the game)."""
+    """The engine/bots policy of strength ``kind`` (random when engine/bots has none for the game).
+
+    ``ismcts:N`` is the search bot with a budget of N iterations per decision.
+    """
     try:
         from engine.bots import get_policy
     except ImportError:  # the bots package is not there: every kind plays at random
         return _RandomPolicy()
+    kind, _, iterations = kind.partition(":")
+    budget = {"iterations": int(iterations)} if iterations else {}
     try:
-        return get_policy(game, kind, config=config)
+        return get_policy(game, kind, config=config, **budget)
     except Exception as error:  # a game without heuristics yet: say so, play at random
         if kind == "random":
             raise
@@ -54,10 +59,16 @@ def decision_rng(seed: str, seat: int, sequence: int) -> random.Random:
 
 async def play_seat(games: Games, game_id: str, token: str, seat: int, policy: Any, seed: str,
                     *, in_thread: bool = True) -> None:
-    """Play ``seat`` with ``policy`` until the match is over."""
+    """Play ``seat`` with ``policy`` until the match is over.
+
+    A policy with memory (``observe``, as the search bot's) is shown every view its seat gets.
+    """
+    observe = getattr(policy, "observe", None)
     items = await games.watch(game_id, token)
     async with aclosing(items):
         async for item in items:
+            if observe is not None:
+                observe(item.view.view)
             if item.view.over:
                 return
             if seat not in item.view.to_act:

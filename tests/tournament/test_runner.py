@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import random
 from pathlib import Path
+from typing import Any
 from uuid import UUID
 
 import pytest
 
+from engine.core.registry import get_game
 from service.games import Games
 from service.store import EventStore
 from service.tournament.log import MatchFinished, MatchScheduled, TournamentLog
 from service.tournament.manager import InvalidTournament, Tournaments, UnknownEntrant, parse_entrants
+from service.tournament.players import play_seat, policy_for
 
 SEED = "5e" * 32
 
@@ -95,11 +99,55 @@ async def test_bad_tournaments_are_refused() -> None:
             await tournaments.create("all_fours", ["a=chess", "random"])
         with pytest.raises(InvalidTournament):
             parse_entrants(["bad name!"])
+        for spec in ("a=heuristic:5", "a=ismcts:0", "a=ismcts:x", "a=ismcts:", "a=ismcts:100001"):
+            with pytest.raises(InvalidTournament):
+                parse_entrants([spec])
         tid = await tournaments.create("all_fours", ["random", "alice"], start=False)
         with pytest.raises(UnknownEntrant):
             await tournaments.register(tid, "random")
         token = await tournaments.register(tid, "alice")
         assert token
+    finally:
+        await tournaments.close()
+        await games.close()
+
+
+def test_a_search_entrant_takes_its_budget_from_its_spec() -> None:
+    (entrant,) = parse_entrants(["quick=ismcts:7"])
+    assert (entrant.name, entrant.bot) == ("quick", "ismcts:7")
+    config = get_game("all_fours").make_config({}, None)
+    assert policy_for("all_fours", "ismcts:7", config).iterations == 7
+    assert policy_for("all_fours", "ismcts", config).iterations == 200  # the default budget
+
+
+class _Remembering:
+    """A policy with memory: it must be shown every view its seat gets, not only its turns."""
+
+    def __init__(self) -> None:
+        self.seen: list[Any] = []
+
+    def observe(self, view: Any) -> None:
+        self.seen.append(view)
+
+    def choose(self, view: Any, legal: Any, rng: random.Random) -> Any:
+        assert self.seen and self.seen[-1] is view
+        return legal[rng.randrange(len(legal))]
+
+
+async def test_a_built_in_seat_shows_its_policy_every_view() -> None:
+    games, tournaments = await _open("memory:")
+    try:
+        created = await games.create("all_fours", {}, None, seed=SEED)
+        policies = [_Remembering() for _ in created.seat_tokens]
+        await asyncio.gather(*(
+            play_seat(games, created.game_id, token, seat, policies[seat], SEED, in_thread=False)
+            for seat, token in enumerate(created.seat_tokens)
+        ))
+        final = await games.view(created.game_id, None)
+        assert final.over
+        for seat, policy in enumerate(policies):  # the last view (the match over) was shown too
+            assert len(policy.seen) > 1 and policy.seen[-1] == (await games.view(created.game_id,
+                                                                                 created.seat_tokens[seat])).view
     finally:
         await tournaments.close()
         await games.close()
