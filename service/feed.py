@@ -14,6 +14,12 @@ The subscription starts after the log's current end (history is read from the ga
 streams, not from the feed). If it fails (the database went away) it is opened again
 after the last notification it delivered, so nothing is skipped, and every watched game
 is caught up once more in case.
+
+The library's subscription reads what is new once, then waits for a wake-up; the wake-up
+starts listening a moment later (the in-memory recorder registers its listener after the
+first read, PostgreSQL's LISTEN runs in a thread of its own). A write that lands in between
+would only be seen at the next write, so whenever a subscription opens, every watched game
+is caught up at once and again :data:`SETTLE_DELAY` later, when the listener is in place.
 """
 
 from __future__ import annotations
@@ -31,6 +37,10 @@ log = logging.getLogger(__name__)
 
 #: Seconds between attempts to reopen a failed subscription.
 RETRY_DELAY = 1.0
+#: Seconds after a subscription opens by which its listener is surely in place.
+SETTLE_DELAY = 1.0
+#: Seconds :meth:`Feed.start` waits for the subscription to open.
+START_WAIT = 5.0
 
 
 class Feed:
@@ -58,10 +68,16 @@ class Feed:
         self.started = threading.Event()
 
     def start(self) -> None:
-        """Subscribe after the current end of the log (blocking: call it from a worker thread)."""
+        """Subscribe after the current end of the log (blocking: call it from a worker thread).
+
+        Returns once the subscription is open, or after :data:`START_WAIT` seconds when the
+        store does not answer (the thread goes on trying).
+        """
         self._last = self.recorder.max_notification_id() or 0
         self._thread = threading.Thread(target=self._run, name="cardgames-feed", daemon=True)
         self._thread.start()
+        if not self.started.wait(START_WAIT):
+            log.warning("store subscription not open after %gs; still trying", START_WAIT)
 
     def stop(self) -> None:
         self._stopping.set()
@@ -82,7 +98,8 @@ class Feed:
                     self.started.set()
                     if failed:
                         failed = False
-                        self.loop.call_soon_threadsafe(self.on_resync)
+                        log.info("store subscription reopened after notification %s", self._last)
+                    self._resync_now_and_later()
                     if self._stopping.is_set():
                         subscription.stop()
                     for notification in subscription:
@@ -96,6 +113,21 @@ class Feed:
                 self._stopping.wait(RETRY_DELAY)
             finally:
                 self._subscription = None
+
+    def _resync_now_and_later(self) -> None:
+        """Catch every watched game up now and once the listener has settled (see the module docstring)."""
+        self._resync()
+        timer = threading.Timer(SETTLE_DELAY, self._resync)
+        timer.daemon = True
+        timer.start()
+
+    def _resync(self) -> None:
+        if self._stopping.is_set():
+            return
+        try:
+            self.loop.call_soon_threadsafe(self.on_resync)
+        except RuntimeError:  # the loop is closed: the process is stopping
+            self._stopping.set()
 
     def _note(self, game_id: Any, version: int) -> None:
         key = game_id if isinstance(game_id, UUID) else UUID(str(game_id))
