@@ -5,6 +5,10 @@ make one game between them, won by the side with the better rank (draw when equa
 two-sided match is thus one win, draw or loss; a four-handed free-for-all gives each
 entrant three results. ``points`` are wins plus half the draws.
 
+The SPRT of a two-entrant tournament counts each match ONCE (the results of one match are
+not independent trials): the entrant whose best-placed side ranks better wins the match,
+equal best ranks are a draw. In a two-sided match that is the pairwise result itself.
+
 Ratings are openskill's Plackett-Luce model, updated match by match in schedule order
 (so the same results always give the same ratings, whatever order the matches finished
 in): each entrant in a match is one team ranked by its side's rank (an entrant that
@@ -97,11 +101,14 @@ def standings(state: TournamentState, *, elo0: float = 0.0, elo1: float = 10.0) 
     timeouts = dict.fromkeys(names, 0)
     model = PlackettLuce()
     ratings = {name: model.rating(name=name) for name in names}
+    head_to_head = Record()  #: per match, the first entrant against the second (the SPRT's trials)
     for match_no in sorted(state.finished):
         finished = state.finished[match_no]
         spec = specs[match_no]
         ranks = side_ranks(created.game, created.players, finished.ranks)
         _count_pairs(spec.sides, ranks, records, cross)
+        if len(names) == 2:
+            _count_match(names, spec.sides, ranks, head_to_head)
         for name in set(spec.sides):
             matches[name] += 1
         if finished.forfeited is not None:
@@ -123,8 +130,7 @@ def standings(state: TournamentState, *, elo0: float = 0.0, elo1: float = 10.0) 
     table = {a: {b: (r.wins, r.draws, r.losses) for b, r in against.items()} for a, against in cross.items()}
     test = None
     if len(names) == 2:
-        first = cross[names[0]][names[1]]
-        test = sprt(first.wins, first.draws, first.losses, elo0=elo0, elo1=elo1)
+        test = sprt(head_to_head.wins, head_to_head.draws, head_to_head.losses, elo0=elo0, elo1=elo1)
     return Standings(state.tournament_id, created.game, len(state.finished), len(specs), state.over, tuple(rows),
                      table, test)
 
@@ -145,6 +151,13 @@ def _count_pairs(sides: Sequence[str], ranks: Sequence[int], records: dict[str, 
             else:
                 _add(records[a], cross[a][b], "draws")
                 _add(records[b], cross[b][a], "draws")
+
+
+def _count_match(names: Sequence[str], sides: Sequence[str], ranks: Sequence[int], record: Record) -> None:
+    """One result for the match: ``names[0]`` against ``names[1]`` by their best-placed sides."""
+    best = [min(rank for side, rank in zip(sides, ranks, strict=True) if side == name) for name in names]
+    field = "wins" if best[0] < best[1] else "losses" if best[0] > best[1] else "draws"
+    setattr(record, field, getattr(record, field) + 1)
 
 
 def _add(total: Record, against: Record, field: str) -> None:

@@ -151,3 +151,17 @@ async def test_a_built_in_seat_shows_its_policy_every_view() -> None:
     finally:
         await tournaments.close()
         await games.close()
+
+
+async def test_the_sprt_counts_a_free_for_all_match_once() -> None:
+    games, tournaments = await _open("memory:")
+    try:
+        tid = await tournaments.create("contract_rummy", ["heuristic", "random"], matches=2, seed=SEED)
+        table = await tournaments.wait(tid)
+        assert table.sprt is not None
+        assert table.sprt.wins + table.sprt.draws + table.sprt.losses == table.played == 2
+        heuristic = next(row for row in table.rows if row.name == "heuristic")
+        assert heuristic.wins + heuristic.draws + heuristic.losses == 2 * 4  # pairwise: two seats each
+    finally:
+        await tournaments.close()
+        await games.close()
