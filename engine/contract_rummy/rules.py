@@ -27,6 +27,7 @@ from engine.contract_rummy.events import (
     StockRefilled,
 )
 from engine.contract_rummy.evolve import evolve
+from engine.contract_rummy.legal import listed
 from engine.contract_rummy.melds import (
     JOKER_PREFIX,
     RUN,
@@ -349,6 +350,11 @@ def _play(state: State, seat: int, command: Meld | LayOff | SwapJoker) -> Outcom
         problem = _missing(state.hands[seat], needed)
     if problem:
         return _invalid(problem)
+    return _played(state, seat, command)
+
+
+def _played(state: State, seat: int, command: Meld | LayOff | SwapJoker) -> Outcome:
+    """A play whose form is right: the rules, then the result (no dead ends, going out)."""
     events = _PLAYS[type(command)](state, seat, command)
     if isinstance(events, Rejection):
         return events
@@ -421,6 +427,13 @@ def _dig(state: State, seat: int, command: Dig) -> Outcome:
     problem = _missing(available, needed)
     if problem:
         return _invalid(f"dig: {problem}")
+    return _dug(state, seat, command)
+
+
+def _dug(state: State, seat: int, command: Dig) -> Outcome:
+    """A dig whose form is right (depth, the cards its ``then`` list names are held)."""
+    depth = command.depth
+    pile = state.discard
     refused = _drawn_already(state)
     if refused:
         return refused
@@ -431,7 +444,7 @@ def _dig(state: State, seat: int, command: Dig) -> Outcome:
     if not command.then:
         return _illegal("the dug card must be put on the table by the same command", "A.8 D3")
     target = pile[depth - 1]
-    dug = DiscardDug(seat=seat, depth=depth, cards=taken)
+    dug = DiscardDug(seat=seat, depth=depth, cards=pile[:depth])
     events: list[Any] = [dug]
     after = evolve(state, dug)
     held = after.hands[seat].count(target)
@@ -466,6 +479,13 @@ def _discard(state: State, seat: int, command: Discard) -> Outcome:
         return _illegal("jokers may not be discarded (discard_jokers)", "A.8 step 3")
     if not discardable(config, barred(state), hand, card):
         return _illegal(f"{card} was just taken from the top of the discard pile and may not go back", "A.8 R1")
+    return _discarded(state, seat, command)
+
+
+def _discarded(state: State, seat: int, command: Discard) -> Outcome:
+    """The events of a legal discard."""
+    card = command.card
+    hand = state.hands[seat]
     event = Discarded(seat=seat, card=card)
     if len(hand) > 1 and state.stock:
         return [event]  # the usual discard: nobody goes out and the next draw step has a stock (A.12)
@@ -485,6 +505,18 @@ _HANDLERS: dict[type, Callable[[State, int, Any], Outcome]] = {
     Discard: _discard,
 }
 
+#: Commands ``legal_commands`` listed for this very state (``legal.listed``): the checks the
+#: listing made are skipped (the form of every command; a discard's and a draw's legality).
+_LISTED_HANDLERS: dict[type, Callable[[State, int, Any], Outcome]] = {
+    DrawStock: _draw_stock,
+    DrawDiscard: lambda state, seat, command: [DiscardDrawn(seat=seat, card=state.discard[0])],
+    Dig: _dug,
+    Meld: _played,
+    LayOff: _played,
+    SwapJoker: _played,
+    Discard: _discarded,
+}
+
 
 def decide(state: State, seat: int, command: Any) -> Outcome:
     """The events of ``command`` by ``seat``, or why it is refused (A.13's order of rejections)."""
@@ -492,6 +524,8 @@ def decide(state: State, seat: int, command: Any) -> Outcome:
         return reject(GAME_OVER, "the game is over: deal 7 has been scored", "A.11")
     if state.to_act != seat or state.phase not in (DRAW, PLAY):
         return reject(NOT_YOUR_TURN, f"seat {seat} may not act now; seat {state.to_act} is to act", "A.8")
+    if listed(state, seat, command):
+        return _LISTED_HANDLERS[type(command)](state, seat, command)
     if isinstance(command, Malformed):
         return _invalid(command.reason)
     handler = _HANDLERS.get(type(command))
