@@ -1,4 +1,5 @@
-"""A readable account of a match: one line per event, and the table as text for ``cardgames play``."""
+"""A readable account of a match: one line per event, the floor after each play, and the table as text
+for ``cardgames play``."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from engine.seep.events import (
     SweepScored,
     Thrown,
 )
-from engine.seep.state import House
+from engine.seep.state import PLAY, House
 from engine.seep.view import View
 
 TEAMS = ("team 0 (seats 0+2)", "team 1 (seats 1+3)")
@@ -119,6 +120,17 @@ def describe(event: Any) -> str | None:
         winner = "a draw" if event.winner is None else f"{TEAMS[event.winner]} wins"
         return f"match over: {winner}, baazis {event.baazis[0]}-{event.baazis[1]}"
     return None
+
+
+def floor_text(view: View) -> str | None:
+    """The floor on one line, for the account after each play: loose cards, houses with their
+    owners, the deal's sweeps so far; None outside play (the floor is face down during the bid)."""
+    if view.phase != PLAY:
+        return None
+    parts = [f"floor: {_cards(view.loose)}", *(house_text(house) for house in view.houses)]
+    if any(view.sweeps):
+        parts.append(f"sweeps {view.sweeps[0]}-{view.sweeps[1]}")
+    return " | ".join(parts)
 
 
 def table_text(view: View) -> str:

@@ -5,9 +5,10 @@ store unless ``--store`` names one), creates the match with the seed, and runs o
 :class:`clients.bots.RandomBot` per seat through the Python client, each holding only its
 own seat's token. A spectator's watch drives the progress line. Once the match is over it
 reads the whole log (everything shows then), prints one line per event through the game's
-``describe``, the final table and the standings, and with ``--log`` writes the match's
-audit log as NDJSON (docs/log-format.md: the writer ``cardgames export`` uses too), which
-``cardgames verify`` checks.
+``describe`` (and the public view through its ``floor_text``, when it has one, after each
+command's first event: Seep's floor after each play), the final table and the standings, and
+with ``--log`` writes the match's audit log as NDJSON (docs/log-format.md: the writer
+``cardgames export`` uses too), which ``cardgames verify`` checks.
 
 Nothing here is specific to a game: the game is reached through the engine registry.
 """
@@ -34,7 +35,6 @@ from clients import Accepted, CardgamesError, GameClient, View
 from clients.bots import RandomBot
 from engine.core.protocol import GameRules, OptionsError
 from engine.core.registry import GAME_MODULES, UnknownGame, get_game
-from engine.core.replay import fold
 from engine.core.shuffle import seed_from_text
 from service.audit.export import fetch as fetch_audit_log
 from service.audit.logfile import AuditLog, write_log_file
@@ -193,7 +193,12 @@ def _place(place: int) -> str:
 def render(console: Console, rules: GameRules, match: Match, *, account: bool) -> str | None:
     """Print the account (unless not wanted), the final table and the standings; the result line."""
     result = None
+    config = rules.make_config(dict(match.options), match.players)
+    state = rules.initial(config)
+    # a game's one-line picture of the table, shown after each command's first event (Seep: the floor)
+    after_play = getattr(rules, "floor_text", None) if account else None
     for sequence, event in match.events:
+        state = rules.evolve(state, event)
         line = rules.describe(event)
         if not line:
             continue
@@ -201,6 +206,10 @@ def render(console: Console, rules: GameRules, match: Match, *, account: bool) -
         if account:
             style = "bold" if sequence in match.commands else ""
             console.print(Text(f"{sequence:>5}  ", style="dim") + Text(line, style=style))
+            if after_play is not None and sequence in match.commands:
+                picture = after_play(rules.view(state, None))
+                if picture:
+                    console.print(Text(f"{'':>7}{picture}", style="dim"))
     console.rule("Final score")
     if result:
         console.print(Text(result, style="bold green"))
@@ -212,8 +221,6 @@ def render(console: Console, rules: GameRules, match: Match, *, account: bool) -
         if text is not None and key != "viewer":
             table.add_row(key, text)
     console.print(table)
-    config = rules.make_config(dict(match.options), match.players)
-    state = fold(rules, rules.initial(config), (event for _, event in match.events))
     places = rules.outcome(state)
     standings = Table(title="Standings")
     standings.add_column("seat", justify="right")

@@ -61,6 +61,17 @@ def test_two_players_quiet_and_reproducible(tmp_path: Path) -> None:
     assert first == read_ndjson(logs[1])  # the same seed, the same match (in another game id)
 
 
+def test_play_seep_shows_the_floor_after_each_play() -> None:
+    result = CliRunner().invoke(app, ["play", "seep", "--seed", "7"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    plays = [index for index, line in enumerate(lines) if re.match(r"\s*\d+\s+#\d+ seat \d ", line)]
+    assert len(plays) >= 48
+    assert all(lines[index + 1].strip().startswith("floor: ") for index in plays)
+    assert any("-house [" in line and "owner" in line for line in lines if line.strip().startswith("floor: "))
+    assert "deal scored" in result.output and "difference" in result.output
+
+
 def test_options_and_refusals() -> None:
     runner = CliRunner()
     result = runner.invoke(app, ["play", "all_fours", "--seed", "3", "-q", "-o", "target_score=5"])

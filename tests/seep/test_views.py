@@ -138,3 +138,12 @@ def test_table_text_shows_floor_houses_owners_and_account() -> None:
     assert "floor: 4S 8D" in text and "11-house [5H 6S | JD] cemented, owners 1 3" in text
     assert "your hand: JS 2C" in text and "difference -12" in text
     assert "face down" in seep.table_text(seep.view(new_match(), None))
+
+
+def test_floor_text_is_one_line_of_loose_cards_houses_and_sweeps() -> None:
+    houses = [{"value": 11, "components": [["5H", "6S"], ["JD"]], "owners": [1, 3]}]
+    state = table({1: ["JS", "2C"], 3: ["JH"]}, ["4S", "8D"], houses)
+    assert seep.floor_text(seep.view(state, None)) == "floor: 4S 8D | 11-house [5H 6S | JD] cemented, owners 1 3"
+    swept = msgspec.structs.replace(state, loose=(), houses=(), sweeps=(50, 0))
+    assert seep.floor_text(seep.view(swept, None)) == "floor: - | sweeps 50-0"
+    assert seep.floor_text(seep.view(new_match(), None)) is None  # the bid: the floor is face down
