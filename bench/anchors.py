@@ -126,6 +126,8 @@ class EchoProbe(Probe):
     """A bare grpc.aio unary round trip: the floor under any SubmitCommand."""
 
     name = "grpc.echo"
+    #: what each round trip sends (a subclass may send another message)
+    payload: Any = None
 
     def setup(self, ctx: Context) -> None:
         ctx.run(self._start())
@@ -146,10 +148,11 @@ class EchoProbe(Probe):
         self.channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
         await self.channel.channel_ready()
         self.call = self.channel.unary_unary(ECHO_METHOD)
+        self.payload = ECHO_PAYLOAD
         await self.call(ECHO_PAYLOAD)  # warm up
 
     async def _round_trips(self, budget: float) -> list[float]:
-        clock, call, payload = time.perf_counter, self.call, ECHO_PAYLOAD
+        clock, call, payload = time.perf_counter, self.call, self.payload
         latencies: list[float] = []
         start = clock()
         while True:

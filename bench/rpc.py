@@ -14,13 +14,17 @@ from __future__ import annotations
 
 import importlib
 import random
+import secrets
 import tempfile
 import time
+import uuid
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
+from bench.anchors import EchoProbe
 from bench.harness import Context, Probe, Unavailable, latency_figures
 from bench.playout import load_game
 from engine.core.protocol import Rejection, Setup
@@ -37,8 +41,52 @@ def _import(name: str) -> Any:
         raise Unavailable(f"service not available ({name}: {error})") from error
 
 
-class SubmitProbe(Probe):
+class SubmitFloorProbe(EchoProbe):
+    """What gRPC alone costs a SubmitCommand: the real messages and token, a constant handler.
+
+    A bare ``grpc.aio`` server with the generated GameService servicer whose SubmitCommand
+    returns a prebuilt response of a typical size (one event with its hash and the chain
+    head); the client sends a typical All Fours command with ``expected_sequence`` and the
+    seat token in the metadata. Compared with the echo, it shows the part of a SubmitCommand
+    round trip that protobuf, the metadata and the generated stubs take before the service
+    does any work.
+    """
+
+    name = "grpc.submit_floor"
     anchors = ("grpc.echo",)
+
+    async def _start(self) -> None:
+        import grpc
+
+        pb = _import("cardgames.v1.game_service_pb2")
+        stubs = _import("cardgames.v1.game_service_pb2_grpc")
+        wire = _import("cardgames.wire")
+        response = pb.SubmitCommandResponse(sequence=13, head="ab" * 32)
+        entry = response.events.add(sequence=13, seat=1, hash="cd" * 32)
+        wire.fill_game(entry.event, "all_fours", {"type": "card_played", "seat": 1, "card": "KS"})
+        wire.fill_game(entry.command, "all_fours", {"type": "play", "card": "KS"})
+
+        class Constant(stubs.GameServiceServicer):  # type: ignore[name-defined]
+            async def SubmitCommand(self, request: Any, context: Any) -> Any:
+                return response
+
+        self.server = grpc.aio.server()
+        stubs.add_GameServiceServicer_to_server(Constant(), self.server)
+        port = self.server.add_insecure_port("127.0.0.1:0")
+        await self.server.start()
+        self.channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
+        await self.channel.channel_ready()
+        self.payload = pb.SubmitCommandRequest(
+            game_id=str(uuid.uuid4()), command=wire.wrap_command("all_fours", {"type": "play", "card": "KS"}),
+            expected_sequence=12,
+        )
+        self.call = partial(stubs.GameServiceStub(self.channel).SubmitCommand,
+                            metadata=(("cardgames-token", secrets.token_urlsafe(32)),))
+        await self.call(self.payload)  # warm up
+
+
+class SubmitProbe(Probe):
+    anchors = ("grpc.echo", "grpc.submit_floor")
 
     def __init__(self, store: str) -> None:
         self.store_kind = store

@@ -24,7 +24,7 @@ from bench.engines import PlayoutProbe
 from bench.harness import Probe, Result, Settings, load_average, machine_facts, measure
 from bench.playout import MATCH_UNITS, SPECS
 from bench.report import Row, RowBuilder, Target, anchor_row, as_dict, compared_row, markdown, render
-from bench.rpc import SubmitProbe
+from bench.rpc import SubmitFloorProbe, SubmitProbe
 from bench.store_replay import StoreReplayProbe
 from bench.verify import VerifyProbe
 from bench.worst import ContractFinderProbe, SeepLegalWorstProbe
@@ -65,6 +65,12 @@ def _echo_rows(results: Mapping[str, Result]) -> list[Row]:
         anchor_row("anchor: grpc.aio echo p99", result, "p99_us", "us"),
         anchor_row("anchor: grpc.aio echo", result, "per_s", "calls/s"),
     ]
+
+
+def _floor_rows(results: Mapping[str, Result]) -> list[Row]:
+    result, echo = results["grpc.submit_floor"], results["grpc.echo"]
+    return [compared_row("gRPC floor: SubmitCommand messages, constant handler p50", result, "p50_us", "us", echo,
+                         "p50_us", "echo p50")]
 
 
 def _playout_rows(game_name: str) -> RowBuilder:
@@ -131,9 +137,12 @@ def _submit_rows(store: str, ceiling: float) -> RowBuilder:
     def rows(results: Mapping[str, Result]) -> list[Row]:
         result, echo = results[f"submit.{store}"], results["grpc.echo"]
         note = _info_note(result, ["game", "server"])
+        floor = results["grpc.submit_floor"]
         return [
             compared_row(f"SubmitCommand {store} p50", result, "p50_us", "us", echo, "p50_us", "echo p50",
                          Target(ceiling, at_least=False), note),
+            compared_row(f"SubmitCommand {store} p50 vs gRPC floor", result, "p50_us", "us", floor, "p50_us",
+                         "floor p50"),
             compared_row(f"SubmitCommand {store} p99", result, "p99_us", "us", echo, "p99_us", "echo p99"),
             compared_row(f"SubmitCommand {store}", result, "per_s", "calls/s", echo, "per_s", "echo calls/s"),
         ]
@@ -150,6 +159,7 @@ def catalogue() -> dict[str, Entry]:
         ),
         "eventsourcing.aggregate": Entry(AggregateReplayProbe, _aggregate_rows),
         "grpc.echo": Entry(EchoProbe, _echo_rows),
+        "grpc.submit_floor": Entry(SubmitFloorProbe, _floor_rows),
     }
     for game_name in GAMES:
         entries[f"{game_name}.playout"] = Entry(

@@ -38,7 +38,7 @@ def test_only_selects_the_anchors_too() -> None:
     names = [probe.name for probe in select(catalogue(), ["all_fours"])]
     assert names == ["rlcard.bridge", "all_fours.playout"]
     names = [probe.name for probe in select(catalogue(), ["submit.memory"])]
-    assert names == ["grpc.echo", "submit.memory"]
+    assert names == ["grpc.echo", "grpc.submit_floor", "submit.memory"]
 
 
 def test_every_probe_measures_or_says_why(tmp_path: Path) -> None:
