@@ -34,6 +34,9 @@ from engine.seep.groups import Floor, reachable_sums
 from engine.seep.state import BID, PLAY, House, State
 
 _BIDS = {value: Bid(value) for value in HOUSE_VALUES}
+#: One Throw per card, made once (most commands listed are throws).
+_THROWS = {card: Throw(card) for card in VALUE}
+_VALUE_OF = VALUE.__getitem__
 
 #: HOUSE moves without their card: value, the loose cards in the card's group, each choice of further groups.
 BuildShape = tuple[int, tuple[str, ...], list[Groups]]
@@ -83,7 +86,7 @@ def listed(state: State, seat: int, command: Any) -> bool:
 def _plays(state: State, seat: int) -> list[Any]:
     """The plays of the seat to act (A7-A9)."""
     hand = state.hands[seat]
-    values = [VALUE[card] for card in hand]
+    values = list(map(_VALUE_OF, hand))
     houses: list[House | None] = [None] * 14
     house_bits = missing = last = 0
     breakable: list[House] = []
@@ -101,7 +104,7 @@ def _plays(state: State, seat: int) -> list[Any]:
             breakable.append(house)
     config = state.config
     loose = state.loose
-    loose_values = [VALUE[card] for card in loose]
+    loose_values = list(map(_VALUE_OF, loose))
     sums = reachable_sums(loose_values)
     targets, needs_key = _build_targets(state, seat, values, houses)
 
@@ -136,7 +139,7 @@ def _plays(state: State, seat: int) -> list[Any]:
         bit = 1 << value
         if not special & bit:  # most cards of a hand: nothing more on offer than a throw
             if throwing & bit:
-                out.append(Throw(card))
+                out.append(_THROWS[card])
             continue
         moves = by_value.get(value)
         if moves is None:
@@ -160,7 +163,7 @@ def _plays(state: State, seat: int) -> list[Any]:
         if captures:
             out += [Capture(card, groups) for groups in captures]
         if throw:
-            out.append(Throw(card))
+            out.append(_THROWS[card])
         for target, own, rests in builds:
             head = ((card, *own),)  # the card's own group, then each choice of further groups
             out += [Build(card, target, head + rest) for rest in rests]
