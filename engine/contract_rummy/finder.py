@@ -263,6 +263,83 @@ def _search(
     return None
 
 
+def _repair(
+    counts: Counts,
+    jokers: int,
+    shape: Shape,
+    leftover_ok: LeftoverRule,
+    pin: str,
+    refused: list[bool],
+    known: Sequence[list[Candidate]],
+) -> list[Candidate] | None:
+    """A layout made of the melds of a ``known`` layout but one, and a meld that holds the
+    (natural) pin in its place, checked as the walk checks a layout (cards left, jokers, the
+    contract's rules, the leftover): a layout it returns is one the full search could return
+    too; when none is found the full search runs. Only the pin's rank and suit are looked at."""
+    rank, suit = _FACTS[pin][:2]
+    suit_code = SUITS[suit]
+    rank_code = RANKS[rank]
+    get = counts.get
+    held = 0
+    for index, code in enumerate(_RANK_FACES[rank]):
+        if get(code, 0) > 0:
+            held |= 1 << index
+    mask = 0
+    for bits, code in _SUIT_FACES[suit]:
+        if get(code, 0) > 0:
+            mask |= bits
+    two_aces = get("A" + suit_code, 0) >= 2
+    rule = shape.naturals
+    parts: dict[str, list[Candidate]] = {}
+    for substitute in (False, True) if jokers else (False,):
+        if shape.sets:
+            sets = _rank_sets(rank_code, held, jokers, rule, substitute)
+            parts[SET] = [c for c in sets if pin in c.naturals]
+        if shape.runs:
+            runs = _suit_runs(suit_code, mask, two_aces, jokers, shape.min_run, rule, substitute, rule != "one")
+            parts[RUN] = [c for c in runs if pin in c.naturals]
+        for layout in known[:-4:-1]:  # the latest three: the likeliest to hold the cards still
+            for index, replaced in enumerate(layout):
+                holding = parts.get(replaced.kind)
+                if not holding:
+                    continue
+                kept = [c for at, c in enumerate(layout) if at != index]
+                spare = jokers - sum(c.jokers for c in kept)
+                taken: list[Candidate] = []
+                for c in kept:
+                    if not _take(counts, c.naturals):
+                        break
+                    taken.append(c)
+                if len(taken) == len(kept):
+                    for candidate in holding:
+                        if candidate.jokers > spare or not _compatible(candidate, kept, shape):
+                            continue
+                        if _take(counts, candidate.naturals):
+                            ok = leftover_ok(counts, spare - candidate.jokers)
+                            _give(counts, candidate.naturals)
+                            if ok:
+                                for c in taken:
+                                    _give(counts, c.naturals)
+                                return [*kept, candidate]
+                            refused[0] = True
+                for c in taken:
+                    _give(counts, c.naturals)
+    return None
+
+
+#: Per rank (index in RANKS): its codes, suits in SUITS order. Per suit: (position bits, code) of
+#: its codes (an ace at both 1 and 14).
+_RANK_FACES: Final = tuple(tuple(rank + suit for suit in SUITS) for rank in RANKS)
+_SUIT_FACES: Final = tuple(tuple((_FACTS[rank + suit][2], rank + suit) for rank in RANKS) for suit in SUITS)
+
+
+def _compatible(candidate: Candidate, chosen: Sequence[Candidate], shape: Shape) -> bool:
+    """May ``candidate`` join the melds ``chosen`` in one contract (distinct set ranks, runs apart)?"""
+    if candidate.kind == SET:
+        return not (shape.distinct_set_ranks and any(c.rank == candidate.rank for c in chosen))
+    return all(runs_apart(c, candidate, shape.suit_rule) for c in chosen if c.kind == RUN)
+
+
 def _walk(
     plan: Sequence[tuple[str, Sequence[Candidate]]],
     counts: Counts,
@@ -289,19 +366,14 @@ def _walk(
             counts, budget[0], remaining[slot], _used_suits(chosen, shape.suit_rule)
         ):
             return False
-        kind, pool = plan[slot]
+        pool = plan[slot][1]
         if slot > 0 and plan[slot - 1][1] is not pool:
             start = 0
         for index in range(start, len(pool)):
             candidate = pool[index]
             if candidate.jokers > budget[0]:
                 continue
-            if kind == SET:
-                if shape.distinct_set_ranks and any(c.rank == candidate.rank for c in chosen):
-                    continue
-            elif not all(runs_apart(c, candidate, shape.suit_rule) for c in chosen if c.kind == RUN):
-                continue
-            if not _take(counts, candidate.naturals):
+            if not _compatible(candidate, chosen, shape) or not _take(counts, candidate.naturals):
                 continue
             budget[0] -= candidate.jokers
             chosen.append(candidate)
@@ -444,18 +516,31 @@ def find_layout(
 
 
 def layout_from_counts(
-    counts: Counts, shape: Shape, leftover_ok: LeftoverRule, pin: str | None = None, checked: bool = False
+    counts: Counts,
+    shape: Shape,
+    leftover_ok: LeftoverRule,
+    pin: str | None = None,
+    checked: bool = False,
+    known: list[list[Candidate]] | None = None,
 ) -> Layout | None:
-    """:func:`find_layout` for a hand already counted (jokers included); ``counts`` is used up."""
+    """:func:`find_layout` for a hand already counted (jokers included); ``counts`` is used up.
+    ``known`` (with a pin): layouts found before for a part of this hand, tried first (see
+    :func:`_search`); a layout found by a search is added to it."""
     jokers = counts.pop(JOKER, 0)
     if not checked and not feasible(counts, jokers, shape):
         return None
     refused = [False]
-    held = (*_held(counts), _two_aces(counts))
-    found = _search(counts, jokers, shape, leftover_ok, pin, False, refused, held)
-    if found is None and jokers:
-        found = _search(counts, jokers, shape, leftover_ok, pin, True, refused, held)
+    found = None
+    if known and pin is not None and pin != JOKER:
+        found = _repair(counts, jokers, shape, leftover_ok, pin, refused, known)
+    if found is None:
+        held = (*_held(counts), _two_aces(counts))
+        found = _search(counts, jokers, shape, leftover_ok, pin, False, refused, held)
+        if found is None and jokers:
+            found = _search(counts, jokers, shape, leftover_ok, pin, True, refused, held)
     if found is not None:
+        if known is not None:
+            known.append(found)
         return [candidate.cards for candidate in found]
     if refused[0] and leftover_ok({}, 0):
         return cover(counts, jokers, shape)

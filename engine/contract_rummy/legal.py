@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from functools import cache
+from itertools import combinations, product
 from typing import Any
 
 from engine.contract_rummy.commands import (
@@ -26,10 +27,12 @@ from engine.contract_rummy.commands import (
 )
 from engine.contract_rummy.config import CONTRACTS, Config
 from engine.contract_rummy.finder import (
+    Candidate,
     Counts,
     LeftoverRule,
     Shape,
     count,
+    cover,
     feasible,
     find_layout,
     layout_from_counts,
@@ -40,11 +43,14 @@ from engine.contract_rummy.melds import (
     POSITION,
     RUN,
     SET,
+    enough_naturals,
+    extend,
     face,
     face_at,
     fits_set,
     naturals_ok,
     replace_joker,
+    run_ends,
     set_suits,
 )
 from engine.contract_rummy.melds import (
@@ -59,7 +65,7 @@ from engine.contract_rummy.state import (
     can_discard_any,
     discardable,
 )
-from engine.core.cards import JOKER, STANDARD_CARDS, SUITS
+from engine.core.cards import JOKER, RANKS, STANDARD_CARDS, SUITS
 
 PHYSICAL = "physical_card"
 
@@ -149,13 +155,14 @@ def _draws(state: State, seat: int) -> list[Command]:
         first = _first_feasible_depth(hand, pile, contract_shape(state)) if checked else 2
         # the hand and the cards dug so far, counted once for all depths (a seat down needs no count)
         counts = count((*hand, *pile[: first - 1])) if first <= len(pile) and not state.contract_met[seat] else None
+        known: list[list[Candidate]] = []  # the layouts found so far: most depths can reuse most of one
         for depth in range(first, len(pile) + 1):
             if counts is not None:
                 card = pile[depth - 1]
                 counts[card] = counts.get(card, 0) + 1
                 if final and _never_three_runs(counts, state.config.final_deal_mode):
                     break  # more cards cannot help
-            dig = dig_command(state, seat, depth, contract_checked=checked, counts=counts)
+            dig = dig_command(state, seat, depth, contract_checked=checked, counts=counts, known=known)
             if dig is not None:
                 commands.append(dig)
     return commands
@@ -219,13 +226,19 @@ def _meldable(counts: Counts, card: str, min_run: int) -> bool:
     return card == JOKER or _could_meld(counts, counts.get(JOKER, 0), card, min_run)
 
 
+def _may_go_on_table(state: State, card: str) -> bool:
+    """A quick necessary test for a lay-off of ``card``: a natural card goes only on a set of its
+    rank or a run of its suit."""
+    return card == JOKER or any(
+        meld.rank == card[:-1] if meld.kind == SET else meld.suit == card[-1] for meld in state.melds
+    )
+
+
 def _chains(state: State, hand: Sequence[str], target: str) -> Iterator[Chain]:
     """Ways to lay ``target`` off onto a meld on the table, laying off the cards between first
     (each step: the card as laid off, the meld, the end). The hand must hold ``target``."""
-    if target != JOKER and not any(
-        meld.rank == target[:-1] if meld.kind == SET else meld.suit == target[-1] for meld in state.melds
-    ):
-        return  # a natural card goes only on a set of its rank or a run of its suit: none on the table
+    if not _may_go_on_table(state, target):
+        return
     config = state.config
     counts = Counter(hand)
     counts[target] -= 1
@@ -295,54 +308,177 @@ def _without(hand: Sequence[str], cards: Sequence[str]) -> list[str]:
 
 
 def dig_command(
-    state: State, seat: int, depth: int, contract_checked: bool = False, counts: Counts | None = None
+    state: State,
+    seat: int,
+    depth: int,
+    contract_checked: bool = False,
+    counts: Counts | None = None,
+    known: list[list[Candidate]] | None = None,
 ) -> Dig | None:
     """A dig to ``depth`` whose card is placed by its ``then`` list, if there is one (A.8 D3).
     ``contract_checked``: the hand and the dug cards are known to pass the finder's quick test;
-    ``counts``: they are already counted (read only)."""
+    ``counts``: they are already counted (read only); ``known``: contract layouts found for
+    shallower depths (the finder tries them first and adds what it finds).
+
+    With ``discard_jokers = false`` a dig may also go out by laying off the jokers it would
+    otherwise leave in the hand (a hand of jokers only could not end the turn, A.8): where the
+    seat may lay off in this command (down before, or ``layoff_same_turn_as_contract``) and may
+    go out, the leftover may be jokers that the melds already on the table take."""
     config = state.config
     pile = state.discard
     target = pile[depth - 1]
-    hand = [*state.hands[seat], *pile[:depth]]
     met = state.contract_met[seat]
     if all_at_once(state):
         if met:
             return None
+        hand = [*state.hands[seat], *pile[:depth]]
         layout = _all_at_once_layout(state, hand, None, target)
         return None if layout is None else Dig(depth=depth, then=(Meld(melds=tuple(layout)),))
+    if met and not config.allow_new_melds_after_contract and not _may_go_on_table(state, target):
+        return None  # (most depths of a seat that is down: checked before any counting)
     going_out_ok = going_out_allowed(state)
-    rule = leftover_rule(config, None, hand, going_out_ok)
+    rule = _dig_rule(config, going_out_ok)
+    # Jokers left in the hand that the table takes: only where a hand of jokers is a dead end.
+    lay_jokers = going_out_ok and not config.discard_jokers and (met or config.layoff_same_turn_as_contract)
     if counts is None:
-        counts = count(hand)
+        counts = count((*state.hands[seat], *pile[:depth]))
+    jokers = counts.get(JOKER, 0) if lay_jokers else 0
     if met:
+        hand = [*state.hands[seat], *pile[:depth]]
         for chain in _chains(state, hand, target):
-            rest = Counter(_without(hand, [card for card, _, _ in chain]))
+            rest = count(_without(hand, [card for card, _, _ in chain]))
             rest_jokers = rest.pop(JOKER, 0)
             if rule(rest, rest_jokers):
-                return Dig(depth=depth, then=tuple(LayOff(card=c, meld=m, end=e) for c, m, e in chain))
+                return Dig(depth=depth, then=_lay_offs_of(chain))
+            if rest_jokers and not any(rest.values()) and jokers:
+                placed = _joker_lay_offs(state, seat, rest_jokers, chain)
+                if placed is not None:
+                    return Dig(depth=depth, then=(*_lay_offs_of(chain), *placed))
         if config.allow_new_melds_after_contract and _meldable(counts, target, config.min_run_length):
-            for shape in (
-                Shape(1, 0, naturals=config.min_naturals_per_meld, min_run=config.min_run_length),
-                Shape(0, 1, naturals=config.min_naturals_per_meld, min_run=config.min_run_length),
-            ):
-                layout = find_layout(hand, shape, rule, pin=target)
-                if layout is not None:
-                    return Dig(depth=depth, then=(Meld(melds=tuple(layout)),))
+            for shape in _single_shapes(config):
+                dig = _dig_meld(state, seat, depth, dict(counts), shape, rule, target, jokers, None)
+                if dig is not None:
+                    return dig
         return None
     shape = contract_shape(state)
     if _meldable(counts, target, config.min_run_length):
-        layout = layout_from_counts(dict(counts), shape, rule, pin=target, checked=contract_checked)
-        if layout is not None:
-            return Dig(depth=depth, then=(Meld(melds=tuple(layout)),))
+        dig = _dig_meld(state, seat, depth, dict(counts), shape, rule, target, jokers, known, contract_checked)
+        if dig is not None:
+            return dig
     if not config.layoff_same_turn_as_contract:
         return None
+    hand = [*state.hands[seat], *pile[:depth]]
     for chain in _chains(state, hand, target):
         remaining = _without(hand, [card for card, _, _ in chain])
-        layout = find_layout(remaining, shape, rule)
-        if layout is not None:
-            lay_offs = tuple(LayOff(card=c, meld=m, end=e) for c, m, e in chain)
-            return Dig(depth=depth, then=(Meld(melds=tuple(layout)), *lay_offs))
+        rest_counts = count(remaining)
+        dig = _dig_meld(state, seat, depth, rest_counts, shape, rule, None, rest_counts.get(JOKER, 0) if jokers else 0,
+                        None, chain=chain)
+        if dig is not None:
+            return dig
     return None
+
+
+@cache
+def _dig_rule(config: Config, going_out_ok: bool) -> LeftoverRule:
+    """The leftover rule after a dig (R1 bars nothing after D3, A.8)."""
+    return leftover_rule(config, None, (), going_out_ok)
+
+
+def _single_shapes(config: Config) -> tuple[Shape, Shape]:
+    """One set, one run: the smallest new melds (A.8 step 2, ``allow_new_melds_after_contract``)."""
+    return (
+        Shape(1, 0, naturals=config.min_naturals_per_meld, min_run=config.min_run_length),
+        Shape(0, 1, naturals=config.min_naturals_per_meld, min_run=config.min_run_length),
+    )
+
+
+def _lay_offs_of(chain: Chain) -> tuple[LayOff, ...]:
+    return tuple(LayOff(card=c, meld=m, end=e) for c, m, e in chain)
+
+
+def _dig_meld(
+    state: State,
+    seat: int,
+    depth: int,
+    counts: Counts,
+    shape: Shape,
+    rule: LeftoverRule,
+    pin: str | None,
+    jokers: int,
+    known: list[list[Candidate]] | None,
+    checked: bool = False,
+    chain: Chain | None = None,
+) -> Dig | None:
+    """A dig whose ``then`` lays down melds of ``shape`` from ``counts`` (holding ``pin``), after
+    them the lay-offs of ``chain`` and, when ``jokers`` (the jokers in ``counts`` that may be laid
+    off to go out, 0 if none may), the jokers the melds leave over."""
+    chain = chain or []
+    room = _joker_room(state, seat, jokers, chain) if jokers else 0
+    if room:
+        plain = rule
+
+        def rule(counts: Counts, left: int) -> bool:
+            return plain(counts, left) or (0 < left <= room and not any(counts.values()))
+
+    held = counts.get(JOKER, 0)
+    cards = sum(counts.values())
+    layout = layout_from_counts(counts, shape, rule, pin=pin, checked=checked, known=known)  # (uses counts up)
+    if layout is None and room:
+        # some of the jokers the melds leave go on the table, the others lengthen the melds
+        for laid in range(1, min(room, held) + 1):
+            layout = cover(counts, held - laid, shape)
+            if layout is not None:
+                break
+    if layout is None:
+        return None
+    then: tuple[Meld | LayOff, ...] = (Meld(melds=tuple(layout)), *_lay_offs_of(chain))
+    used = sum(len(meld) for meld in layout)
+    left = cards - used  # the cards the melds leave in the hand
+    left_jokers = held - sum(1 for meld in layout for card in meld if card.startswith(JOKER_PREFIX))
+    if room and left_jokers and left == left_jokers:  # only jokers: a dead end unless laid off
+        placed = _joker_lay_offs(state, seat, left_jokers, chain)
+        if placed is None:  # (the rule admitted only what the table takes)
+            return None
+        then = (*then, *placed)
+    return Dig(depth=depth, then=then)
+
+
+def _joker_room(state: State, seat: int, most: int, chain: Chain) -> int:
+    """How many jokers (up to ``most``) the melds on the table take after ``chain``."""
+    for number in range(most, 0, -1):
+        if _joker_lay_offs(state, seat, number, chain) is not None:
+            return number
+    return 0
+
+
+def _joker_lay_offs(state: State, seat: int, number: int, chain: Chain) -> list[LayOff] | None:
+    """Lay-offs of ``number`` jokers onto the melds on the table after ``chain``, or None. Each
+    meld takes jokers independently of the others, so filling them in order places the most."""
+    config = state.config
+    melds = list(state.melds)
+    for card, index, end in chain:
+        meld = melds[index]
+        melds[index] = extend(meld, card, end or _end_of(meld, card), seat)
+    placed: list[LayOff] = []
+    index = 0
+    while len(placed) < number and index < len(melds):
+        meld = melds[index]
+        placement = next(iter(_joker_placements(meld, config.joker_layoff_targets, config.min_naturals_per_meld)), None)
+        if placement is None:
+            index += 1
+            continue
+        card, end = placement
+        placed.append(LayOff(card=card, meld=index, end=end))
+        melds[index] = extend(meld, card, end or _end_of(meld, card), seat)
+    return placed if len(placed) == number else None
+
+
+def _end_of(meld: TableMeld, card: str) -> End | None:
+    """The end of a run where ``card`` goes (where only one fits); None for a set."""
+    if meld.kind != RUN:
+        return None
+    ends = run_ends(meld, face(card))
+    return "low" if ends and ends[0] == "low" else "high"
 
 
 # ---------------------------------------------------------------------------
@@ -488,18 +624,72 @@ def _swaps(state: State, seat: int, hand: tuple[str, ...]) -> list[Command]:
 
 
 def _new_melds(state: State, seat: int, hand: tuple[str, ...]) -> list[Command]:
-    """Some new melds for a player who is down (allow_new_melds_after_contract): one per small meld."""
+    """Every distinct new meld of a player who is down (``allow_new_melds_after_contract``, A.8
+    step 2), one ``meld`` command each, that leaves a hand the turn can go on with.
+
+    A command holding several new melds is not listed: laid down one command at a time, the same
+    melds end on the same table and hand, and every step is legal whenever the whole command is
+    (A.8, no dead ends): if the whole leaves a card that may be discarded, so does every step,
+    whose hand holds more; if it goes out, laying last a meld that holds a card that may be
+    discarded keeps one in the hand until then. The one exception needs every meld of the
+    command to be a natural R1 bars plus jokers, with ``discard_jokers = false`` (two copies of
+    the barred face and four jokers or more): such a going out is not listed."""
     config = state.config
-    commands: list[Command] = []
     rule = leftover_rule(config, barred(state), hand, going_out_allowed(state))
-    for shape in (
-        Shape(1, 0, naturals=config.min_naturals_per_meld, min_run=config.min_run_length),
-        Shape(0, 1, naturals=config.min_naturals_per_meld, min_run=config.min_run_length),
-    ):
-        layout = find_layout(hand, shape, rule)
-        if layout is not None:
-            commands.append(Meld(melds=tuple(layout)))
+    counts = count(hand)
+    jokers = counts.pop(JOKER, 0)
+    commands: list[Command] = []
+    for meld in every_meld(counts, jokers, config.min_run_length, config.min_naturals_per_meld):
+        naturals = [card for card in meld if not card.startswith(JOKER_PREFIX)]
+        for card in naturals:
+            counts[card] -= 1
+        if rule(counts, jokers - (len(meld) - len(naturals))):
+            commands.append(Meld(melds=(meld,)))
+        for card in naturals:
+            counts[card] += 1
     return commands
+
+
+def every_meld(counts: Counts, jokers: int, min_run: int, rule: str) -> Iterator[tuple[str, ...]]:
+    """Every distinct set and run (table forms: a set's naturals then its jokers in suit order, a
+    run low to high) that ``counts`` (naturals) and ``jokers`` can make (A.7): every choice of
+    the suits a set's jokers claim, every run position a joker may fill (a joker may stand for a
+    face the hand holds)."""
+    for rank in RANKS:
+        suits = [suit for suit in SUITS if counts.get(rank + suit, 0) > 0]
+        for size in range(1, len(suits) + 1):
+            for chosen in combinations(suits, size):
+                free = [suit for suit in SUITS if suit not in chosen]
+                for extra in range(max(0, 3 - size), min(jokers, 4 - size) + 1):
+                    if not enough_naturals(size, extra, rule):
+                        continue
+                    naturals = tuple(rank + suit for suit in chosen)
+                    for claimed in combinations(free, extra):
+                        yield naturals + tuple(JOKER_PREFIX + rank + suit for suit in claimed)
+    for suit in SUITS:
+        for low in range(1, 15 - min_run + 1):
+            for high in range(low + min_run - 1, 15):
+                yield from _runs_in(counts, jokers, suit, low, high, rule)
+
+
+def _runs_in(counts: Counts, jokers: int, suit: str, low: int, high: int, rule: str) -> Iterator[tuple[str, ...]]:
+    """The runs of ``suit`` from ``low`` to ``high``: each position a natural (if held) or a joker."""
+    ace = "A" + suit
+    one_ace = low == 1 and high == 14 and counts.get(ace, 0) < 2  # it cannot stand at both ends
+    options: list[tuple[str, ...]] = []
+    gaps = 0
+    for position in range(low, high + 1):
+        card = face_at(suit, position)
+        held = counts.get(card, 0) > 0
+        options.append((card, JOKER_PREFIX + card) if held else (JOKER_PREFIX + card,))
+        gaps += not held
+    if gaps > jokers:
+        return
+    for cards in product(*options):
+        used = sum(1 for card in cards if card.startswith(JOKER_PREFIX))
+        both_aces = one_ace and cards[0] == ace and cards[-1] == ace
+        if used <= jokers and enough_naturals(len(cards) - used, used, rule) and not both_aces:
+            yield cards
 
 
 def _plays(state: State, seat: int) -> list[Command]:

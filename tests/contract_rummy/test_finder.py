@@ -133,6 +133,7 @@ DIG_OPTIONS = st.fixed_dictionaries(
         "must_discard_to_go_out": st.booleans(),
         "joker_layoff_targets": st.sampled_from(["runs_only", "runs_and_sets"]),
         "allow_new_melds_after_contract": st.booleans(),
+        "discard_jokers": st.booleans(),
         "final_deal_mode": st.sampled_from(["all_at_once_no_discard", "all_at_once_with_discard", "normal"]),
     },
 )
