@@ -64,6 +64,7 @@ from engine.contract_rummy.state import (
     barred,
     can_discard_any,
     discardable,
+    jokers_only_discard,
 )
 from engine.core.cards import JOKER, RANKS, STANDARD_CARDS, SUITS
 
@@ -713,7 +714,7 @@ def _plays(state: State, seat: int) -> list[Command]:
             commands += _swaps(state, seat, hand)
     # Every code may be discarded but a joker under discard_jokers = false and the code R1 bars
     # (checked once: state.discardable).
-    jokers_go = config.discard_jokers
+    jokers_go = config.discard_jokers or jokers_only_discard(config, hand)
     barred_goes = code is not None and discardable(config, code, hand, code)
     commands += [
         _DISCARDS[card] for card in sorted(set(hand)) if (barred_goes if card == code else card != JOKER or jokers_go)

@@ -56,6 +56,7 @@ from engine.contract_rummy.state import (
     can_discard_any,
     contract,
     discardable,
+    jokers_only_discard,
 )
 from engine.core.cards import JOKER, STANDARD_CARDS
 from engine.core.chance import canonical_order
@@ -475,6 +476,8 @@ def _discard(state: State, seat: int, command: Discard) -> Outcome:
     if refused:
         return refused
     config = state.config
+    if card == JOKER and jokers_only_discard(config, hand):
+        return _discarded(state, seat, command)  # a hand of jokers alone: the turn must end somehow
     if card == JOKER and not config.discard_jokers:
         return _illegal("jokers may not be discarded (discard_jokers)", "A.8 step 3")
     if not discardable(config, barred(state), hand, card):

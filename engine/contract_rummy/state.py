@@ -159,6 +159,18 @@ def discardable(config: Config, barred: str | None, hand: tuple[str, ...], card:
     return hand.count(card) > 1
 
 
+def jokers_only_discard(config: Config, hand: tuple[str, ...]) -> bool:
+    """May a joker be discarded although ``discard_jokers`` is false? Only from a hand of jokers alone.
+
+    A.8 says a turn can always end, and forbids every play and every ``draw_discard`` that
+    would leave no discardable card; but a stock draw (D1) cannot be refused, and a seat
+    holding only a joker it cannot lay off may draw another. With nothing else to end the
+    turn, such a hand discards a joker (the narrowest reading that keeps "a turn can always
+    end" true; the no-dead-end checks of plays and draws are unchanged).
+    """
+    return not config.discard_jokers and bool(hand) and all(card == JOKER for card in hand)
+
+
 def can_discard_any(config: Config, barred: str | None, hand: tuple[str, ...]) -> bool:
     """Could the turn end with a discard from ``hand`` (A.8, no dead ends)?"""
     if barred is None and config.discard_jokers:
