@@ -4,7 +4,8 @@ Every iteration samples one *determinization*: a full state built by the game's
 ``determinize`` from the public config and the seat's view only, with the cards the
 seat cannot see dealt at random. The iteration then walks one shared tree (nodes are
 keyed by command, so statistics from different determinizations add up), expands one
-new command, plays on at random or with the game's heuristic until the current
+new command, plays on at random or with the game's heuristic (the game's
+``SEARCH_ROLLOUT`` chooses, random by default) until the current
 episode ends (the game's ``search_episode``, e.g. the hand) or ``horizon`` plies are
 played (a game may set ``SEARCH_HORIZON``), and credits every command on the path
 with the reward of the seat that chose it (``search_reward``; partners share their
@@ -80,7 +81,7 @@ class ISMCTSPolicy:
         time_limit: float | None = None,
         clock: Callable[[], float] | None = None,
         exploration: float = 1.0,
-        rollout: str = "random",
+        rollout: str | None = None,
         root: str = "paired",
         horizon: int | None = None,
         anchor: str | None = "heuristic",
@@ -95,9 +96,11 @@ class ISMCTSPolicy:
             raise ValueError(f"root must be 'paired' or 'ucb', got {root!r}")
         if anchor not in (None, "heuristic"):
             raise ValueError(f"anchor must be 'heuristic' or None, got {anchor!r}")
+        self.game: GameRules = get_game(game)
+        if rollout is None:  # the game's choice (SEARCH_ROLLOUT), else random play
+            rollout = getattr(self.game, "SEARCH_ROLLOUT", "random")
         if rollout not in ("random", "heuristic"):
             raise ValueError(f"rollout must be 'random' or 'heuristic', got {rollout!r}")
-        self.game: GameRules = get_game(game)
         self.rules: BotRules = bot_rules(game)
         self.config = config
         self.iterations = iterations

@@ -11,6 +11,7 @@ from engine.contract_rummy.describe import describe
 from engine.contract_rummy.determinize import (
     SEARCH_CANDIDATES,
     SEARCH_HORIZON,
+    SEARCH_ROLLOUT,
     determinize,
     remember,
     search_episode,
@@ -34,6 +35,7 @@ __all__ = [
     "PLAYER_COUNTS",
     "SEARCH_CANDIDATES",
     "SEARCH_HORIZON",
+    "SEARCH_ROLLOUT",
     "TITLE",
     "Command",
     "Config",

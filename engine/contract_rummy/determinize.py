@@ -15,8 +15,9 @@ from collections import Counter
 from collections.abc import Hashable
 
 from engine.contract_rummy.config import Config, deck_for
+from engine.contract_rummy.heuristic import POTENTIAL_WEIGHT, meld_potential
 from engine.contract_rummy.melds import hand_code, penalty
-from engine.contract_rummy.state import OVER, State
+from engine.contract_rummy.state import OVER, State, contract
 from engine.contract_rummy.view import View
 from engine.core.chance import Chance
 
@@ -24,6 +25,9 @@ from engine.core.chance import Chance
 SEARCH_HORIZON = 16
 #: Root commands searched: the heuristic's best few (a hand offers up to a dozen discards).
 SEARCH_CANDIDATES = 3
+#: Rollouts play the heuristic: random players never go down, so random rollouts only measure
+#: the noise of the cards (at 100 iterations: 8-8 against the heuristic, heuristic rollouts 11-5).
+SEARCH_ROLLOUT = "heuristic"
 
 
 def remember(memory: None, view: View) -> None:
@@ -97,16 +101,23 @@ MET_SHARE = 0.5
 
 
 def _expected_penalty(state: State, seat: int) -> float:
+    """A hand's penalty as the deal's end may find it: halved once down (lay-offs shed about half);
+    before, less the worth of its meld potential (the heuristic's trade-off: cards that are
+    close to the contract are likely to leave the hand by going down)."""
     config = state.config
-    points = sum(penalty(card, config.ace_value, config.joker_value) for card in state.hands[seat])
-    return points * MET_SHARE if state.contract_met[seat] else float(points)
+    hand = state.hands[seat]
+    points = sum(penalty(card, config.ace_value, config.joker_value) for card in hand)
+    if state.contract_met[seat]:
+        return points * MET_SHARE
+    sets, runs = contract(state)
+    return points - POTENTIAL_WEIGHT * meld_potential(hand, sets, runs, config.min_run_length)
 
 
 def search_reward(root: State, leaf: State) -> tuple[float, ...]:
     """Per seat: how much less penalty it took than the others on average since the root.
 
     A finished deal counts its real penalties (0 for the player who went out); a deal
-    still running counts the hand's penalty, halved for a player whose contract is down.
+    still running counts the hand's expected penalty (:func:`_expected_penalty`).
     """
     players = root.players
     before = [_expected_penalty(root, seat) for seat in range(players)]

@@ -23,7 +23,7 @@ from typing import Any
 
 from engine.contract_rummy.commands import Dig, Discard, DrawDiscard, DrawStock, LayOff, Meld, SwapJoker
 from engine.contract_rummy.config import Config
-from engine.contract_rummy.melds import POSITION, RUN, SET, face, face_at, penalty, set_suits
+from engine.contract_rummy.melds import POSITION, RUN, SET, face, penalty, set_suits
 from engine.contract_rummy.melds import Meld as TableMeld
 from engine.contract_rummy.view import View
 from engine.core.cards import JOKER, SUITS
@@ -34,27 +34,44 @@ POTENTIAL_WEIGHT = 8.0
 
 def meld_potential(hand: Sequence[str], sets: int, runs: int, min_run: int) -> int:
     """See the module docstring: how close ``hand`` is to ``sets`` sets and ``runs`` runs."""
-    jokers = sum(1 for card in hand if card == JOKER)
-    naturals = [card for card in hand if card != JOKER]
+    jokers = 0
+    suits_by_rank: dict[str, set[str]] = {}
+    held_by_suit = dict.fromkeys(SUITS, 0)
+    for card in hand:
+        if card == JOKER:
+            jokers += 1
+            continue
+        rank, suit = card[:-1], card[-1]
+        suits_by_rank.setdefault(rank, set()).add(suit)
+        held_by_suit[suit] |= _RUN_BITS[rank]
     total = jokers
     if sets:
-        suits_by_rank: dict[str, set[str]] = {}
-        for card in naturals:
-            suits_by_rank.setdefault(card[:-1], set()).add(card[-1])
         best = sorted((min(3, len(suits)) for suits in suits_by_rank.values()), reverse=True)
         total += sum(best[:sets])
     if runs:
-        held = set(naturals)
-        windows = []
-        for suit in SUITS:
-            best_window = 0
-            for low in range(1, 16 - min_run):
-                inside = sum(1 for p in range(low, low + min_run) if face_at(suit, p) in held)
-                best_window = max(best_window, inside)
-            windows.append(best_window)
-        windows.sort(reverse=True)
+        windows = sorted((_best_window(held, min_run) for held in held_by_suit.values()), reverse=True)
         total += sum(windows[:runs])
     return total
+
+
+#: The run positions of each rank as bits (1 << position; the ace is both 1 and 14).
+_RUN_BITS: dict[str, int] = {
+    rank: (1 << number) | ((1 << 14) if number == 1 else 0) for rank, number in POSITION.items()
+}
+#: Best window counts already worked out: (positions held, run length) -> cards in the best window.
+_WINDOWS: dict[tuple[int, int], int] = {}
+
+
+def _best_window(held: int, min_run: int) -> int:
+    """The most positions of ``held`` (bits) inside one window of ``min_run`` consecutive positions."""
+    key = (held, min_run)
+    best = _WINDOWS.get(key)
+    if best is None:
+        window = (1 << min_run) - 1
+        best = max(((held >> low) & window).bit_count() for low in range(1, 16 - min_run))
+        if len(_WINDOWS) < 1 << 16:
+            _WINDOWS[key] = best
+    return best
 
 
 def fits_table(card: str, melds: Sequence[TableMeld]) -> bool:

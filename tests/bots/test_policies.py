@@ -69,3 +69,15 @@ def test_budget_errors() -> None:
         get_policy("all_fours", "heuristic", iterations=3)
     with pytest.raises(ValueError, match="unknown bot kind"):
         get_policy("all_fours", "clever")
+
+
+def test_contract_rummy_meld_potential_counts_sets_runs_and_jokers() -> None:
+    from engine.contract_rummy.heuristic import meld_potential
+
+    hand = ["7S", "7H", "7D", "7C", "KS", "KH", "2S", "JK"]
+    assert meld_potential(hand, 2, 0, 3) == 1 + 3 + 2  # the joker, three 7s (of four), two kings
+    # runs of 3: spades A-2-3 window holds 2S (and the ace is both low and high: QS KS AS)
+    assert meld_potential(["QS", "KS", "AS", "3H"], 0, 1, 3) == 3
+    assert meld_potential(["AS", "2S", "3S", "3H"], 0, 2, 3) == 3 + 1
+    assert meld_potential(["AS", "2S", "3S", "3H"], 0, 2, 4) == 3 + 1
+    assert meld_potential([], 1, 2, 3) == 0
