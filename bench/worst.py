@@ -246,12 +246,19 @@ class WorstLegalProbe(Probe):
 
     def sample(self, ctx: Context) -> dict[str, float]:
         share = ctx.settings.budget / (len(self.built) + 2)
+        # The playout first, on the heap the runner has just collected: the worst positions'
+        # huge command lists would otherwise leave garbage whose collection lands in the deals.
+        figures = self._playout(share)
         for built in self.built:
             built.times.append(self._time_position(built, share))
-        figures: dict[str, float] = {}
         for built in self.built:
             key = f"worst_{built.position.kind}_ms"
             figures[key] = max(figures.get(key, 0.0), built.times[-1] * 1e3)
+        return figures
+
+    def _playout(self, share: float) -> dict[str, float]:
+        """Random playouts for ``2 * share`` seconds: the median step and the CPU time of a deal."""
+        figures: dict[str, float] = {}
         steps: list[float] = []
         deals = 0
         start, start_cpu = time.perf_counter(), cpu_clock()
