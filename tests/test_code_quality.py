@@ -26,7 +26,7 @@ def test_ruff_is_clean() -> None:
 
 
 def test_mypy_is_clean() -> None:
-    targets = [package for package in PACKAGES if (REPO / package).exists()]
+    targets = [package for package in [*PACKAGES, "tests"] if (REPO / package).exists()]
     result = subprocess.run(
         [_tool("mypy"), *targets], cwd=REPO, capture_output=True, text=True
     )

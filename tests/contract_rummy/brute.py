@@ -5,13 +5,16 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from itertools import combinations, product
-from typing import Any
+from typing import Any, Literal
 
 from engine.contract_rummy.commands import Dig, LayOff, Meld
 from engine.contract_rummy.melds import JOKER_PREFIX, face_at, hand_code
 from engine.core.cards import JOKER, RANKS, SUITS
 from engine.core.protocol import Rejection
 from tests.contract_rummy.helpers import game
+
+#: Where a lay-off goes on a run: as the rules choose (None), or at one end.
+ENDS: tuple[Literal["low", "high"] | None, ...] = (None, "low", "high")
 
 
 def every_meld(hand: Sequence[str], min_run: int, rule: str) -> list[tuple[str, ...]]:
@@ -109,7 +112,7 @@ def _lay_offs(state: Any, seat: int) -> Iterator[LayOff]:
             else:
                 faces = [meld.rank + suit for suit in SUITS]
             for card_face in faces:
-                for end in (None, "low", "high"):
+                for end in ENDS:
                     yield LayOff(card=JOKER_PREFIX + card_face, meld=index, end=end)
 
 

@@ -51,16 +51,16 @@ def position(
     if discard is None:  # a card nobody holds, so that the pile is not empty
         discard = [canonical_order(list((deck - used).elements()))[0]]
     used += Counter(discard)
-    hands = [list(hand) for hand in hands]
+    dealt = [list(hand) for hand in hands]
     if rest_to is not None:
-        hands[rest_to] += canonical_order(list((deck - used - Counter(stock or ())).elements()))
+        dealt[rest_to] += canonical_order(list((deck - used - Counter(stock or ())).elements()))
     elif stock is None:
         stock = canonical_order(list((deck - used).elements()))
     if "contract_met" not in snapshot:
         owners = {meld["owner"] for meld in melds}
         snapshot["contract_met"] = [seat in owners for seat in range(players)]
     snap = {
-        "hands": hands,
+        "hands": dealt,
         "stock": list(stock or ()),
         "discard": list(discard),
         "melds": [dict(meld) for meld in melds],

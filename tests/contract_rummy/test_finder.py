@@ -138,7 +138,7 @@ DIG_OPTIONS = st.fixed_dictionaries(
     },
 )
 
-TABLES = [
+TABLES: list[list[dict[str, Any]]] = [
     [],
     [{"owner": 1, "kind": "run", "cards": ["5H", "6H", "7H"]}],
     [{"owner": 1, "kind": "set", "cards": ["9S", "9H", "9D"]},

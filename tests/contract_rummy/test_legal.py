@@ -48,9 +48,9 @@ def expected_simple(state: Any, seat: int) -> set[Any]:
                 out.add(LayOff(card=card, meld=index))
             else:
                 for end in ("low", "high"):
-                    command = LayOff(card=card, meld=index, end=end)
-                    if _ok(state, seat, command):
-                        out.add(command)
+                    lay_off = LayOff(card=card, meld=index, end=end)
+                    if _ok(state, seat, lay_off):
+                        out.add(lay_off)
     return out
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any, cast
 
 import pytest
 
@@ -24,7 +25,7 @@ async def _match(options: ClockOptions) -> tuple[Games, ClockKeeper, str, list[s
     return games, keeper, created.game_id, created.seat_tokens
 
 
-async def _events(games: Games, game_id: str) -> list[object]:
+async def _events(games: Games, game_id: str) -> list[Any]:
     return [entry.event for entry in (await games.log(game_id, None)).entries]
 
 
@@ -73,7 +74,7 @@ async def test_auto_move_plays_the_first_legal_command_and_the_match_goes_on() -
         assert events[index] == SeatTimedOut(seat, AUTO_MOVE, "timeout", events[index].waited_ms)
         # the events of the first legal command follow the timeout in the same batch
         live = await games._get(game_id)
-        base = live.rules.rules
+        base = cast(Any, live.rules).rules  # the seat-events wrapper's game
         state = live.rules.initial(live.rules.make_config({}, 2))
         for event in events[:index]:
             state = live.rules.evolve(state, event)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 
 from engine.core.events import AUTO_MOVE, FORFEIT, ClockCharged, SeatTimedOut
@@ -13,7 +15,7 @@ from engine.core.seat_events import Seated, timeout_events, with_seat_events
 SEED = "ab" * 32
 
 
-def _start(name: str = "all_fours") -> tuple[object, Seated]:
+def _start(name: str = "all_fours") -> tuple[Any, Seated]:
     rules = with_seat_events(get_game(name))
     config = rules.make_config({}, None)
     events = rules.start(config, Setup(seed=SEED))

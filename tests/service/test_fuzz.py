@@ -114,6 +114,7 @@ def _scalar(field: FieldDescriptor) -> st.SearchStrategy[Any]:
     if kind == FieldDescriptor.TYPE_BYTES:
         return st.binary(max_size=16)
     if kind == FieldDescriptor.TYPE_ENUM:
+        assert field.enum_type is not None
         return st.integers(-2, len(field.enum_type.values) + 2)  # open enums: unknown values too
     if kind == FieldDescriptor.TYPE_FLOAT:
         return st.floats(width=32)
@@ -160,10 +161,10 @@ def check_call(server: Server, invoke: Any) -> Any:
     try:
         return invoke()
     except grpc.RpcError as error:
-        code = error.code()  # type: ignore[attr-defined]
-        assert code not in FORBIDDEN, (code, error.details())  # type: ignore[attr-defined]
-        status = rpc_status.from_call(error)  # type: ignore[arg-type]
-        assert status is not None, f"no rich status: {code} {error.details()}"  # type: ignore[attr-defined]
+        code = error.code()
+        assert code not in FORBIDDEN, (code, error.details())
+        status = rpc_status.from_call(error)
+        assert status is not None, f"no rich status: {code} {error.details()}"
         assert any(d.Is(error_details_pb2.ErrorInfo.DESCRIPTOR) for d in status.details)
         assert server.logs() == before, "a refused call changed a log"
         return None
@@ -287,7 +288,7 @@ def test_undecodable_bytes_are_invalid_argument(server: Server) -> None:
                                        response_deserializer=lambda b: b)
     with pytest.raises(grpc.RpcError) as caught:
         unary(b"\xff\xff\xff\x07garbage", timeout=10)
-    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT  # type: ignore[attr-defined]
-    status = rpc_status.from_call(caught.value)  # type: ignore[arg-type]
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    status = rpc_status.from_call(caught.value)
     info = error_details_pb2.ErrorInfo()
     assert status is not None and status.details[0].Unpack(info) and info.reason == "MALFORMED_REQUEST"

@@ -149,7 +149,7 @@ async def test_snapshots_every_k_and_loading_from_them_gives_the_same_state(snap
         reads.append((after, upto))
         return original(game_uuid, game, after, upto)
 
-    snapshot_store.events = counting  # type: ignore[method-assign]
+    snapshot_store.events = counting  # type: ignore[method-assign,assignment]
     cold = Games(snapshot_store, snapshot_every=10)
     view = await cold.view(game_id, None)
     assert view.sequence == live.sequence and cold._live[UUID(game_id)].state == live.state
