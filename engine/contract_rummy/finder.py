@@ -148,50 +148,61 @@ def _suit_runs(
     suit: str, mask: int, two_aces: bool, jokers: int, min_run: int, rule: str, substitute: bool, all_lengths: bool
 ) -> tuple[Candidate, ...]:
     """The runs of one suit whose positions held are the bits of ``mask`` (cached like :func:`_rank_sets`)."""
-    present = [bool(mask >> position & 1) for position in range(15)]
-    out = []
+    out: list[Candidate] = []
     # Longer runs only matter under at_least_jokers, and then only with as many jokers as
     # naturals and naturals at both ends (any other longer run holds a shorter legal one).
     lengths = range(min_run, min(14, max(min_run, 2 * jokers)) + 1) if all_lengths else (min_run,)
     for length in lengths:
         window = (1 << length) - 1
         for low in range(1, 16 - length):
-            high = low + length - 1
             held = mask >> low & window  # bit i: position low + i
-            if low == 1 and high == 14 and not two_aces:
+            if low == 1 and length == 14 and not two_aces:
                 held &= ~(1 << 13)  # one ace cannot stand at both ends
             if not held or length - held.bit_count() > jokers:
                 continue  # (most windows: counted on the bits before any list is built)
-            natural_positions = [p for p in range(low, high + 1) if held >> (p - low) & 1]
-            gaps = length - len(natural_positions)
-            subsets: Iterable[tuple[int, ...]] = [()]
-            if substitute:
-                spare = jokers - gaps
-                subsets = (
-                    chosen
-                    for r in range(0, min(spare, len(natural_positions)) + 1)
-                    for chosen in combinations(natural_positions, r)
-                )
-            for as_jokers in subsets:
-                used = len(natural_positions) - len(as_jokers)
-                joker_count = gaps + len(as_jokers)
-                if not enough_naturals(used, joker_count, rule):
-                    continue
-                if length > min_run and not (
-                    joker_count == used and _is_natural(low, natural_positions, as_jokers)
-                    and _is_natural(high, natural_positions, as_jokers)
-                ):
-                    continue
-                cards = []
-                naturals = []
-                for position in range(low, high + 1):
-                    card = face_at(suit, position)
-                    if present[position] and position not in as_jokers and position in natural_positions:
-                        cards.append(card)
-                        naturals.append(card)
-                    else:
-                        cards.append(JOKER_PREFIX + card)
-                out.append(Candidate(RUN, tuple(cards), tuple(naturals), joker_count, suit, "", low, high))
+            out += _window_runs(suit, low, length, held, jokers if substitute else 0, min_run, rule)
+    return tuple(out)
+
+
+@lru_cache(maxsize=1 << 15)
+def _window_runs(suit: str, low: int, length: int, held: int, spare_jokers: int, min_run: int, rule: str
+                 ) -> tuple[Candidate, ...]:
+    """The runs of ``suit`` from ``low`` over ``length`` positions whose naturals held are the
+    bits of ``held`` (bit i: position low + i). ``spare_jokers``: the jokers (0 without
+    substitution) that may also stand for faces held. Cached: a hand's suit masks change with
+    every card, but a window's bits repeat (a suit's runs are these windows' runs in order)."""
+    high = low + length - 1
+    natural_positions = [p for p in range(low, high + 1) if held >> (p - low) & 1]
+    gaps = length - len(natural_positions)
+    subsets: Iterable[tuple[int, ...]] = [()]
+    if spare_jokers:
+        spare = spare_jokers - gaps
+        subsets = (
+            chosen
+            for r in range(0, min(spare, len(natural_positions)) + 1)
+            for chosen in combinations(natural_positions, r)
+        )
+    out = []
+    for as_jokers in subsets:
+        used = len(natural_positions) - len(as_jokers)
+        joker_count = gaps + len(as_jokers)
+        if not enough_naturals(used, joker_count, rule):
+            continue
+        if length > min_run and not (
+            joker_count == used and _is_natural(low, natural_positions, as_jokers)
+            and _is_natural(high, natural_positions, as_jokers)
+        ):
+            continue
+        cards = []
+        naturals = []
+        for position in range(low, high + 1):
+            card = face_at(suit, position)
+            if position not in as_jokers and position in natural_positions:
+                cards.append(card)
+                naturals.append(card)
+            else:
+                cards.append(JOKER_PREFIX + card)
+        out.append(Candidate(RUN, tuple(cards), tuple(naturals), joker_count, suit, "", low, high))
     return tuple(out)
 
 
@@ -410,6 +421,35 @@ def _used_suits(chosen: Sequence[Candidate], suit_rule: str) -> str:
     return "".join(candidate.suit for candidate in chosen if candidate.kind == RUN)
 
 
+#: Per rank: the suits held as bits (bit i for ``SUITS[i]``), the cards held; per suit: the run
+#: positions held as bits; the naturals and the jokers. Built card by card (bits only ever get
+#: set, so adding cards needs no per-code count).
+Tally = tuple[list[int], list[int], list[int], int, int]
+
+#: How many suits each 4-bit suit set holds.
+_SUIT_COUNT: Final = tuple(bin(bits).count("1") for bits in range(16))
+
+
+def tally(cards: Iterable[str], base: Tally | None = None) -> Tally:
+    """The :data:`Tally` of ``cards`` (added to a copy of ``base``)."""
+    if base is None:
+        suits_of, copies_of, masks, naturals, jokers = [0] * len(RANKS), [0] * len(RANKS), [0] * len(SUITS), 0, 0
+    else:
+        suits_of, copies_of, masks, naturals, jokers = base[0][:], base[1][:], base[2][:], base[3], base[4]
+    facts = _FACTS
+    for card in cards:
+        fact = facts.get(card)
+        if fact is None:
+            jokers += 1
+            continue
+        rank, suit, bits = fact
+        suits_of[rank] |= 1 << suit
+        copies_of[rank] += 1
+        masks[suit] |= bits
+        naturals += 1
+    return suits_of, copies_of, masks, naturals, jokers
+
+
 def feasible(counts: Counts, jokers: int, shape: Shape, taken_suits: str = "") -> bool:
     """A quick necessary test: could the hand hold the shape's melds at all (jokers counted)?
 
@@ -418,40 +458,90 @@ def feasible(counts: Counts, jokers: int, shape: Shape, taken_suits: str = "") -
     the minimum length in its suit lacks (runs may not take ``taken_suits``). The cheapest
     choices together may not need more jokers than the hand holds.
     """
+    suits_of, copies_of, masks = [0] * len(RANKS), [0] * len(RANKS), [0] * len(SUITS)
+    naturals = 0
+    facts = _FACTS
+    for code, number in counts.items():
+        if number > 0:
+            rank, suit, bits = facts[code]
+            suits_of[rank] |= 1 << suit
+            copies_of[rank] += number
+            masks[suit] |= bits
+            naturals += number
+    return feasible_tally((suits_of, copies_of, masks, naturals, jokers), shape, taken_suits)
+
+
+def feasible_tally(held: Tally, shape: Shape, taken_suits: str = "") -> bool:
+    """:func:`feasible` for a hand already tallied (:func:`tally`)."""
+    suits_of, copies_of, masks, naturals, jokers = held
     sets, runs = shape.sets, shape.runs
-    naturals = sum(counts.values())
     if naturals < sets + runs or naturals + jokers < 3 * sets + shape.min_run * runs:
         return False
     need = 0
     if sets:
-        set_costs = _set_costs(counts, jokers, shape)
+        set_costs = _set_costs(suits_of, copies_of, jokers, shape)
         if len(set_costs) < sets:
             return False
         need += sum(set_costs[:sets])
         if need > jokers:
             return False  # (costs are never negative: the runs cannot help)
     if runs:
-        run_costs = _run_costs(counts, shape, taken_suits)
+        run_costs = _run_costs(masks, shape, taken_suits)
         if len(run_costs) < runs:
             return False
         need += sum(run_costs[:runs])
     return need <= jokers
 
 
-def _set_costs(counts: Counts, jokers: int, shape: Shape) -> list[int]:
+def feasible_holding(held: Tally, pin: str, shape: Shape) -> bool:
+    """:func:`feasible_tally` for the layouts where a meld holds the natural ``pin`` (a dug card):
+    its set is the first of its rank's sets, or its run has the cheapest window of its suit that
+    holds it, and the other melds cost what :func:`feasible` counts (a necessary test too). Only
+    for an exact contract of melds holding one natural or more and runs of different suits (a
+    meld beyond the contract could hold the pin); otherwise :func:`feasible_tally`."""
+    if not shape.exact or shape.naturals != "one" or shape.suit_rule != "forbidden" or pin not in _FACTS:
+        return feasible_tally(held, shape)
+    suits_of, copies_of, masks, naturals, jokers = held
+    sets, runs = shape.sets, shape.runs
+    if naturals < sets + runs or naturals + jokers < 3 * sets + shape.min_run * runs:
+        return False
+    rank, suit, bits = _FACTS[pin]
+    set_costs = _set_costs(suits_of, copies_of, jokers, shape) if sets else []
+    run_costs = _run_costs(masks, shape, "") if runs else []
+    if sets:
+        own = _set_costs(suits_of[rank : rank + 1], copies_of[rank : rank + 1], jokers, shape)
+        if own:
+            rest = _set_costs([b if at != rank else 0 for at, b in enumerate(suits_of)], copies_of, jokers, shape)
+            rest += own[1:]
+            rest.sort()
+            if (len(rest) >= sets - 1 and len(run_costs) >= runs
+                    and own[0] + sum(rest[: sets - 1]) + sum(run_costs[:runs]) <= jokers):
+                return True
+    if runs and len(set_costs) >= sets:
+        length = shape.min_run
+        window = (1 << length) - 1
+        mask = masks[suit]
+        cheapest = length
+        for position in (1, 14) if bits == _ACE_BITS else (bits.bit_length() - 1,):
+            for low in range(max(1, position - length + 1), min(position, 15 - length) + 1):
+                cheapest = min(cheapest, length - (mask >> low & window).bit_count())
+        rest = _run_costs(masks, shape, SUITS[suit])
+        if len(rest) >= runs - 1 and cheapest + sum(rest[: runs - 1]) + sum(set_costs[:sets]) <= jokers:
+            return True
+    return False
+
+
+def _set_costs(suits_of: Sequence[int], copies_of: Sequence[int], jokers: int, shape: Shape) -> list[int]:
     """The joker costs of the sets the hand could make, cheapest first: for ``k`` sets of one rank
     the cost of the k-th is ``max(k * (3 - s), 3k - c) - max((k - 1) * (3 - s), 3(k - 1) - c)``."""
-    suits_of = [0] * len(RANKS)
-    copies_of = [0] * len(RANKS)
-    for code, number in counts.items():
-        if number > 0:
-            rank = _FACTS[code][0]
-            suits_of[rank] += 1
-            copies_of[rank] += number
     least = 1 if shape.naturals == "one" else 2  # under at_least_jokers a set holds two naturals
     most = 1 if shape.distinct_set_ranks else shape.sets
+    suit_count = _SUIT_COUNT
     costs = []
-    for suits, copies in zip(suits_of, copies_of, strict=True):
+    for held, copies in zip(suits_of, copies_of, strict=True):
+        if not held:
+            continue
+        suits = suit_count[held]
         if suits < least:
             continue
         each = 3 - suits if suits < 3 else 0
@@ -472,16 +562,11 @@ def _set_costs(counts: Counts, jokers: int, shape: Shape) -> list[int]:
     return costs
 
 
-def _run_costs(counts: Counts, shape: Shape, taken_suits: str) -> list[int]:
+def _run_costs(masks: Sequence[int], shape: Shape, taken_suits: str) -> list[int]:
     """The joker costs of the runs the hand could make, cheapest first: the best windows of the
     minimum length per suit (one per suit when runs may not share a suit)."""
-    masks = [0] * len(SUITS)
-    for code, number in counts.items():
-        if number > 0:
-            _, suit_index, bits = _FACTS[code]
-            masks[suit_index] |= bits
-    for suit in taken_suits:
-        masks[SUITS.index(suit)] = 0
+    if taken_suits:
+        masks = [0 if suit in taken_suits else mask for suit, mask in zip(SUITS, masks, strict=True)]
     if shape.naturals != "one":
         # no more jokers than naturals: a run needs at least half its minimum length in naturals
         least = (shape.min_run + 1) // 2
