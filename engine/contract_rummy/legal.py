@@ -538,8 +538,11 @@ def contract_command(state: State, seat: int) -> Meld | None:
     if all_at_once(state):
         layout = _all_at_once_layout(state, hand, code)
     else:
+        shape = contract_shape(state)
+        if not feasible_tally(tally(hand), shape):  # (most hands: no counting, no leftover rule)
+            return None
         rule = leftover_rule(state.config, code, hand, going_out_allowed(state))
-        layout = find_layout(hand, contract_shape(state), rule)
+        layout = find_layout(hand, shape, rule, checked=True)
     return None if layout is None else Meld(melds=tuple(layout))
 
 
