@@ -493,44 +493,6 @@ def feasible_tally(held: Tally, shape: Shape, taken_suits: str = "") -> bool:
     return need <= jokers
 
 
-def feasible_holding(held: Tally, pin: str, shape: Shape) -> bool:
-    """:func:`feasible_tally` for the layouts where a meld holds the natural ``pin`` (a dug card):
-    its set is the first of its rank's sets, or its run has the cheapest window of its suit that
-    holds it, and the other melds cost what :func:`feasible` counts (a necessary test too). Only
-    for an exact contract of melds holding one natural or more and runs of different suits (a
-    meld beyond the contract could hold the pin); otherwise :func:`feasible_tally`."""
-    if not shape.exact or shape.naturals != "one" or shape.suit_rule != "forbidden" or pin not in _FACTS:
-        return feasible_tally(held, shape)
-    suits_of, copies_of, masks, naturals, jokers = held
-    sets, runs = shape.sets, shape.runs
-    if naturals < sets + runs or naturals + jokers < 3 * sets + shape.min_run * runs:
-        return False
-    rank, suit, bits = _FACTS[pin]
-    set_costs = _set_costs(suits_of, copies_of, jokers, shape) if sets else []
-    run_costs = _run_costs(masks, shape, "") if runs else []
-    if sets:
-        own = _set_costs(suits_of[rank : rank + 1], copies_of[rank : rank + 1], jokers, shape)
-        if own:
-            rest = _set_costs([b if at != rank else 0 for at, b in enumerate(suits_of)], copies_of, jokers, shape)
-            rest += own[1:]
-            rest.sort()
-            if (len(rest) >= sets - 1 and len(run_costs) >= runs
-                    and own[0] + sum(rest[: sets - 1]) + sum(run_costs[:runs]) <= jokers):
-                return True
-    if runs and len(set_costs) >= sets:
-        length = shape.min_run
-        window = (1 << length) - 1
-        mask = masks[suit]
-        cheapest = length
-        for position in (1, 14) if bits == _ACE_BITS else (bits.bit_length() - 1,):
-            for low in range(max(1, position - length + 1), min(position, 15 - length) + 1):
-                cheapest = min(cheapest, length - (mask >> low & window).bit_count())
-        rest = _run_costs(masks, shape, SUITS[suit])
-        if len(rest) >= runs - 1 and cheapest + sum(rest[: runs - 1]) + sum(set_costs[:sets]) <= jokers:
-            return True
-    return False
-
-
 def _set_costs(suits_of: Sequence[int], copies_of: Sequence[int], jokers: int, shape: Shape) -> list[int]:
     """The joker costs of the sets the hand could make, cheapest first: for ``k`` sets of one rank
     the cost of the k-th is ``max(k * (3 - s), 3k - c) - max((k - 1) * (3 - s), 3(k - 1) - c)``."""

@@ -31,10 +31,8 @@ from engine.contract_rummy.finder import (
     Counts,
     LeftoverRule,
     Shape,
-    Tally,
     count,
     cover,
-    feasible_holding,
     feasible_tally,
     find_layout,
     layout_from_counts,
@@ -159,8 +157,6 @@ def _draws(state: State, seat: int) -> list[Command]:
         first = _first_feasible_depth(hand, pile, contract_shape(state)) if checked else 2
         # the hand and the cards dug so far, counted once for all depths (a seat down needs no count)
         counts = count((*hand, *pile[: first - 1])) if first <= len(pile) and not state.contract_met[seat] else None
-        # (tallied too where the quick test ran: the dug card's own test, feasible_holding)
-        held = tally((*hand, *pile[: first - 1])) if checked and first <= len(pile) else None
         known: list[list[Candidate]] = []  # the layouts found so far: most depths can reuse most of one
         for depth in range(first, len(pile) + 1):
             if counts is not None:
@@ -168,9 +164,7 @@ def _draws(state: State, seat: int) -> list[Command]:
                 counts[card] = counts.get(card, 0) + 1
                 if final and _never_three_runs(counts, state.config.final_deal_mode):
                     break  # more cards cannot help
-                if held is not None:
-                    held = tally((card,), held)
-            dig = dig_command(state, seat, depth, contract_checked=checked, counts=counts, known=known, held=held)
+            dig = dig_command(state, seat, depth, contract_checked=checked, counts=counts, known=known)
             if dig is not None:
                 commands.append(dig)
     return commands
@@ -318,14 +312,11 @@ def dig_command(
     contract_checked: bool = False,
     counts: Counts | None = None,
     known: list[list[Candidate]] | None = None,
-    held: Tally | None = None,
 ) -> Dig | None:
     """A dig to ``depth`` whose card is placed by its ``then`` list, if there is one (A.8 D3).
     ``contract_checked``: the hand and the dug cards are known to pass the finder's quick test;
     ``counts``: they are already counted (read only); ``known``: contract layouts found for
-    shallower depths (the finder tries them first and adds what it finds); ``held``: the
-    :func:`~engine.contract_rummy.finder.tally` of the hand and the dug cards, for a quick test
-    that a contract may hold the dug card.
+    shallower depths (the finder tries them first and adds what it finds).
 
     With ``discard_jokers = false`` a dig may also go out by laying off the jokers it would
     otherwise leave in the hand (a hand of jokers only could not end the turn, A.8): where the
@@ -368,7 +359,7 @@ def dig_command(
                     return dig
         return None
     shape = contract_shape(state)
-    if _meldable(counts, target, config.min_run_length) and (held is None or feasible_holding(held, target, shape)):
+    if _meldable(counts, target, config.min_run_length):
         dig = _dig_meld(state, seat, depth, dict(counts), shape, rule, target, jokers, known, contract_checked)
         if dig is not None:
             return dig
