@@ -1,7 +1,7 @@
 """``cardgames tournament --game GAME --entrants random,heuristic,ismcts[,...]``: a headless tournament.
 
 Entrants are built-in bots (``random``, ``heuristic``, ``ismcts``, or ``NAME=KIND`` for a
-second bot of one kind) or remote bots (any other name): with a remote entrant the command
+second bot of one kind, ``NAME=ismcts:ITERATIONS`` for a search budget) or remote bots (any other name): with a remote entrant the command
 also serves GameService, BotService and TournamentService on ``--listen`` and waits for
 the remote entrants to register (docs/bot-authors.md). The tournament is event-sourced in
 the store: stop it at any point and run ``cardgames tournament --resume ID`` (same
@@ -93,7 +93,8 @@ def tournament_command(
     game: str | None = typer.Option(None, "--game", help="all_fours, seep or contract_rummy."),
     entrants: str | None = typer.Option(
         None, "--entrants",
-        help="Comma-separated: random, heuristic, ismcts, NAME=KIND, or the NAME of a remote entrant.",
+        help="Comma-separated: random, heuristic, ismcts, NAME=KIND, NAME=ismcts:ITERATIONS, or the NAME of a "
+             "remote entrant.",
     ),
     matches: int | None = typer.Option(None, "--matches", help="Matches per table (default: one seat rotation)."),
     duplicate: bool = typer.Option(False, "--duplicate", help="Replay each deal with the seats rotated."),
