@@ -1,13 +1,13 @@
 """``cardgames tournament --game GAME --entrants random,heuristic,ismcts[,...]``: a headless tournament.
 
 Entrants are built-in bots (``random``, ``heuristic``, ``ismcts``, or ``NAME=KIND`` for a
-second bot of one kind, ``NAME=ismcts:ITERATIONS`` for a search budget) or remote bots (any other name): with a remote entrant the command
-also serves GameService, BotService and TournamentService on ``--listen`` and waits for
-the remote entrants to register (docs/bot-authors.md). The tournament is event-sourced in
-the store: stop it at any point and run ``cardgames tournament --resume ID`` (same
-``--store``) to go on where it stopped. A progress bar shows the live results, then the
-standings and the crosstable (and the SPRT for two entrants); ``--json`` prints the same
-as JSON instead.
+second bot of one kind, ``NAME=ismcts:ITERATIONS`` for a search budget) or remote bots (any
+other name): with a remote entrant the command also serves GameService, BotService and
+TournamentService on ``--listen`` and waits for the remote entrants to register
+(docs/bot-authors.md). The tournament is event-sourced in the store: stop it at any point
+and run ``cardgames tournament --resume ID`` (same ``--store``) to go on where it stopped.
+A progress bar shows the live results, then the standings and the crosstable (and the SPRT
+for two entrants); ``--json`` prints the same as JSON instead.
 """
 
 from __future__ import annotations
