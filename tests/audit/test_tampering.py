@@ -16,6 +16,7 @@ import pytest
 
 from engine.core import fairness
 from engine.core.cards import STANDARD_PACK
+from engine.core.commands import parse_command
 from engine.core.replay import fold
 from service.audit.logfile import AuditLog, LogFormatError
 from service.audit.verify import Failure, Summary, verify
@@ -132,7 +133,12 @@ def test_a_command_that_was_illegal(game: str) -> None:
 
 @pytest.mark.parametrize("game", GAMES)
 def test_another_legal_command_in_place_of_the_one_played(game: str) -> None:
-    """A legal command put in place of the one played: the events that follow it do not match."""
+    """A legal command put in place of the one played: the events that follow it do not match.
+
+    Only a command with other consequences counts: the played command itself may come back in
+    another shape (a Seep capture's groups as tuples where the log has lists), and a command
+    with the same events would leave the log consistent.
+    """
     log = fresh(game)
     game_rules = rules(log)
     config = msgspec.convert(log.header["config"], game_rules.Config)
@@ -140,8 +146,10 @@ def test_another_legal_command_in_place_of_the_one_played(game: str) -> None:
     for index in commands(log)[len(commands(log)) // 2:]:
         item = log.entries[index]
         state = fold(game_rules, game_rules.initial(config), events[:index])
-        others = [msgspec.to_builtins(command) for command in game_rules.legal_commands(state, item["seat"])]
-        others = [command for command in others if command != item["command"]]
+        legal = game_rules.legal_commands(state, item["seat"])
+        played = list(game_rules.decide(state, item["seat"], parse_command(game_rules, item["command"])))
+        others = [msgspec.to_builtins(command) for command in legal
+                  if list(game_rules.decide(state, item["seat"], command)) != played]
         if others:
             item["command"] = others[0]
             break
