@@ -138,18 +138,25 @@ class EchoProbe(Probe):
         async def echo(request: bytes, context: Any) -> bytes:
             return request
 
-        self.server = grpc.aio.server()
+        server = grpc.aio.server()
         handler = grpc.method_handlers_generic_handler(
             "bench.Echo", {"Echo": grpc.unary_unary_rpc_method_handler(echo)}
         )
-        self.server.add_generic_rpc_handlers((handler,))
-        port = self.server.add_insecure_port("127.0.0.1:0")
-        await self.server.start()
-        self.channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
-        await self.channel.channel_ready()
+        server.add_generic_rpc_handlers((handler,))
+        await self._serve(server)
         self.call = self.channel.unary_unary(ECHO_METHOD)
         self.payload = ECHO_PAYLOAD
         await self.call(ECHO_PAYLOAD)  # warm up
+
+    async def _serve(self, server: Any) -> None:
+        """Start ``server`` on a free localhost port and open a ready channel to it."""
+        import grpc
+
+        port = server.add_insecure_port("127.0.0.1:0")
+        await server.start()
+        self.server = server
+        self.channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
+        await self.channel.channel_ready()
 
     async def _round_trips(self, budget: float) -> list[float]:
         clock, call, payload = time.perf_counter, self.call, self.payload

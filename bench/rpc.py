@@ -70,12 +70,9 @@ class SubmitFloorProbe(EchoProbe):
             async def SubmitCommand(self, request: Any, context: Any) -> Any:
                 return response
 
-        self.server = grpc.aio.server()
-        stubs.add_GameServiceServicer_to_server(Constant(), self.server)
-        port = self.server.add_insecure_port("127.0.0.1:0")
-        await self.server.start()
-        self.channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
-        await self.channel.channel_ready()
+        server = grpc.aio.server()
+        stubs.add_GameServiceServicer_to_server(Constant(), server)
+        await self._serve(server)
         self.payload = pb.SubmitCommandRequest(
             game_id=str(uuid.uuid4()), command=wire.wrap_command("all_fours", {"type": "play", "card": "KS"}),
             expected_sequence=12,

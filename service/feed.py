@@ -122,12 +122,8 @@ class Feed:
         timer.start()
 
     def _resync(self) -> None:
-        if self._stopping.is_set():
-            return
-        try:
-            self.loop.call_soon_threadsafe(self.on_resync)
-        except RuntimeError:  # the loop is closed: the process is stopping
-            self._stopping.set()
+        if not self._stopping.is_set():
+            self._to_loop(self.on_resync)
 
     def _note(self, game_id: Any, version: int) -> None:
         key = game_id if isinstance(game_id, UUID) else UUID(str(game_id))
@@ -138,8 +134,12 @@ class Feed:
             if self._scheduled:
                 return
             self._scheduled = True
+        self._to_loop(self._drain)
+
+    def _to_loop(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` on the event loop (from the feed's threads)."""
         try:
-            self.loop.call_soon_threadsafe(self._drain)
+            self.loop.call_soon_threadsafe(callback)
         except RuntimeError:  # the loop is closed: the process is stopping
             self._stopping.set()
 

@@ -848,7 +848,7 @@ class Games:
                 self._spawn(self._wake(live))
 
     def _on_resync(self) -> None:
-        """The feed was reopened after a failure: catch up every watched game once."""
+        """The feed (re)opened its subscription: catch up every watched game once (service/feed.py)."""
         self._on_written({key: 1 << 62 for key, live in self._live.items() if live.subscribers})
 
     async def _wake(self, live: _Live) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -26,9 +28,19 @@ async def _open(url: str) -> tuple[Games, Tournaments]:
     return games, Tournaments(games)
 
 
-async def test_a_round_robin_of_built_in_bots_is_played_and_scored() -> None:
-    games, tournaments = await _open("memory:")
+@asynccontextmanager
+async def _opened(url: str = "memory:") -> AsyncIterator[tuple[Games, Tournaments]]:
+    """:func:`_open`, closed again at the end of the block."""
+    games, tournaments = await _open(url)
     try:
+        yield games, tournaments
+    finally:
+        await tournaments.close()
+        await games.close()
+
+
+async def test_a_round_robin_of_built_in_bots_is_played_and_scored() -> None:
+    async with _opened() as (_, tournaments):
         tid = await tournaments.create("all_fours", ["random", "r2=random", "heuristic"], matches=2,
                                        duplicate=True, seed=SEED, parallel=2)
         table = await tournaments.wait(tid)
@@ -41,14 +53,10 @@ async def test_a_round_robin_of_built_in_bots_is_played_and_scored() -> None:
         state = await tournaments.state(tid)
         assert sorted(state.finished) == list(range(6))
         assert table.sprt is None
-    finally:
-        await tournaments.close()
-        await games.close()
 
 
 async def test_two_entrants_get_an_sprt_and_duplicate_deals_share_seeds() -> None:
-    games, tournaments = await _open("memory:")
-    try:
+    async with _opened() as (games, tournaments):
         tid = await tournaments.create("all_fours", ["random", "heuristic"], matches=4, duplicate=True, seed=SEED)
         table = await tournaments.wait(tid)
         assert table.sprt is not None and table.sprt.wins + table.sprt.draws + table.sprt.losses == 4
@@ -56,9 +64,6 @@ async def test_two_entrants_get_an_sprt_and_duplicate_deals_share_seeds() -> Non
         views = [await games.view(state.scheduled[n].game_id, None, 2) for n in range(4)]
         # matches 0 and 1 replay deal 0 with the sides swapped: the same shuffles
         assert views[0].view == views[1].view
-    finally:
-        await tournaments.close()
-        await games.close()
 
 
 async def test_a_killed_runner_resumes_without_losing_or_replaying_a_match(tmp_path: Path) -> None:
@@ -91,8 +96,7 @@ async def test_a_killed_runner_resumes_without_losing_or_replaying_a_match(tmp_p
 
 
 async def test_bad_tournaments_are_refused() -> None:
-    games, tournaments = await _open("memory:")
-    try:
+    async with _opened() as (_, tournaments):
         with pytest.raises(InvalidTournament):
             await tournaments.create("all_fours", ["random"])
         with pytest.raises(InvalidTournament):
@@ -107,9 +111,6 @@ async def test_bad_tournaments_are_refused() -> None:
             await tournaments.register(tid, "random")
         token = await tournaments.register(tid, "alice")
         assert token
-    finally:
-        await tournaments.close()
-        await games.close()
 
 
 def test_a_search_entrant_takes_its_budget_from_its_spec() -> None:
@@ -135,8 +136,7 @@ class _Remembering:
 
 
 async def test_a_built_in_seat_shows_its_policy_every_view() -> None:
-    games, tournaments = await _open("memory:")
-    try:
+    async with _opened() as (games, _):
         created = await games.create("all_fours", {}, None, seed=SEED)
         policies = [_Remembering() for _ in created.seat_tokens]
         await asyncio.gather(*(
@@ -148,20 +148,13 @@ async def test_a_built_in_seat_shows_its_policy_every_view() -> None:
         for seat, policy in enumerate(policies):  # the last view (the match over) was shown too
             assert len(policy.seen) > 1 and policy.seen[-1] == (await games.view(created.game_id,
                                                                                  created.seat_tokens[seat])).view
-    finally:
-        await tournaments.close()
-        await games.close()
 
 
 async def test_the_sprt_counts_a_free_for_all_match_once() -> None:
-    games, tournaments = await _open("memory:")
-    try:
+    async with _opened() as (_, tournaments):
         tid = await tournaments.create("contract_rummy", ["heuristic", "random"], matches=2, seed=SEED)
         table = await tournaments.wait(tid)
         assert table.sprt is not None
         assert table.sprt.wins + table.sprt.draws + table.sprt.losses == table.played == 2
         heuristic = next(row for row in table.rows if row.name == "heuristic")
         assert heuristic.wins + heuristic.draws + heuristic.losses == 2 * 4  # pairwise: two seats each
-    finally:
-        await tournaments.close()
-        await games.close()
