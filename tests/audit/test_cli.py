@@ -106,8 +106,9 @@ def _unreadable(tmp_path: Path) -> dict[str, tuple[bytes, str]]:
     def with_header(**changes: object) -> bytes:
         return json.dumps({**json.loads(header), **changes}).encode() + b"\n" + rest
 
+    cut = data.index(b"\n", len(data) // 2) - 5  # inside a line: a cut at a line's end leaves a readable log
     return {
-        "truncated": (data[: len(data) // 2], "cut short"),
+        "truncated": (data[:cut], "cut short"),
         "not_json": (b"this is not a log\n", "not JSON"),
         "empty": (b"", "empty"),
         "array": (b"[1, 2, 3]\n", "JSON object"),
