@@ -23,6 +23,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, TypeVar
 
+from service.native import native_build
+
 T = TypeVar("T")
 
 REPO = Path(__file__).resolve().parent.parent
@@ -257,7 +259,7 @@ def load_average() -> float | None:
 
 
 def machine_facts() -> dict[str, Any]:
-    """CPU model, cores, Python, the load and the versions of the measured libraries."""
+    """CPU model, cores, Python, the load, the versions of the measured libraries and the engine's build."""
     try:
         usable = len(os.sched_getaffinity(0))
     except AttributeError:
@@ -272,4 +274,5 @@ def machine_facts() -> dict[str, Any]:
         "commit": _commit(),
         "load_at_start": load_average(),
         "versions": _versions(["msgspec", "eventsourcing", "grpcio", "protobuf", "rlcard", "numpy"]),
+        "engine_build": native_build().describe(),
     }

@@ -105,7 +105,8 @@ def render(rows: list[Row], facts: Mapping[str, Any], settings_line: str, consol
         f"({facts['usable_cores']} usable), {facts['python']}, commit {facts['commit']}"
     )
     load = f"load average {facts.get('load_at_start')} at the start, {facts.get('load_at_end')} at the end"
-    table = Table(title=title, caption=f"{settings_line}; {load}\n{versions}", title_justify="left")
+    build = facts.get("engine_build", "")
+    table = Table(title=title, caption=f"{settings_line}; {load}\n{versions}; {build}", title_justify="left")
     table.add_column("name", no_wrap=True)
     table.add_column("figure", justify="right")
     table.add_column("unit")
@@ -147,7 +148,7 @@ def markdown(rows: list[Row], facts: Mapping[str, Any] | None = None, settings_l
         lines += [
             f"Machine: {facts['cpu']}, {facts['cores']} cores ({facts['usable_cores']} usable), {facts['python']}, "
             f"{facts['platform']}; commit {facts['commit']}; 1-minute load average {facts.get('load_at_start')} at "
-            f"the start, {facts.get('load_at_end')} at the end. {versions}.",
+            f"the start, {facts.get('load_at_end')} at the end. {versions}. {facts.get('engine_build', '')}.",
             "",
             f"{settings_line}.",
             "",

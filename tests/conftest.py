@@ -16,3 +16,12 @@ def conformance_dir() -> Path:
     if not CONFORMANCE.is_dir():
         pytest.fail(f"the shared conformance vectors are missing: {CONFORMANCE}")
     return CONFORMANCE
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Stop at once when compiled engine modules are older than their sources (setup.py)."""
+    from service.native import REINSTALL, native_build
+
+    build = native_build()
+    if build.stale:
+        pytest.exit(f"compiled engine modules do not match their sources: {', '.join(build.stale)}; {REINSTALL}", 2)

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-PACKAGES = ["engine", "service", "clients", "protos/cardgames", "bench"]
+PACKAGES = ["engine", "service", "clients", "protos/cardgames", "bench", "setup.py"]
 
 
 def _tool(name: str) -> str:

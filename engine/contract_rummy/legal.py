@@ -413,11 +413,7 @@ def _dig_meld(
     chain = chain or []
     room = _joker_room(state, seat, jokers, chain) if jokers else 0
     if room:
-        plain = rule
-
-        def rule(counts: Counts, left: int) -> bool:
-            return plain(counts, left) or (0 < left <= room and not any(counts.values()))
-
+        rule = _or_jokers_laid_off(rule, room)
     held = counts.get(JOKER, 0)
     cards = sum(counts.values())
     layout = layout_from_counts(counts, shape, rule, pin=pin, checked=checked, known=known)  # (uses counts up)
@@ -439,6 +435,15 @@ def _dig_meld(
             return None
         then = (*then, *placed)
     return Dig(depth=depth, then=then)
+
+
+def _or_jokers_laid_off(rule: LeftoverRule, room: int) -> LeftoverRule:
+    """``rule``, or a leftover of at most ``room`` cards that are all jokers (the table takes them)."""
+
+    def extended(counts: Counts, left: int) -> bool:
+        return rule(counts, left) or (0 < left <= room and not any(counts.values()))
+
+    return extended
 
 
 def _joker_room(state: State, seat: int, most: int, chain: Chain) -> int:

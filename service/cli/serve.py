@@ -9,6 +9,7 @@ from pathlib import Path
 import typer
 
 from service.guards import Limits
+from service.native import native_build
 from service.server import DEFAULT_ADDRESS, serve
 from service.store import ENV_STORE, EventStore, StoreError, resolve_environment
 
@@ -58,6 +59,8 @@ def serve_command(
         except OSError as error:
             typer.echo(f"cardgames serve: {error}", err=True)
             raise typer.Exit(code=2) from error
+    build = native_build()
+    typer.echo(f"cardgames serve: {build.describe()}", err=bool(build.stale))
     limits = Limits(rate_limit, rate_burst or 2 * rate_limit, max_streams) if rate_limit > 0 else None
     try:
         event_store = EventStore(store_environment(store))

@@ -1,0 +1,81 @@
+"""Build hook: the engine's hot modules compiled to C extensions with mypyc.
+
+The game logic stays plain, typed Python (it is what you read, test and change); mypyc turns
+the modules below into C extensions at install time, about 1.3x to 2.5x faster in play.
+``CARDGAMES_PURE_PYTHON=1`` at install time builds nothing and runs every module as Python.
+
+An editable install (``pip install -e .``) puts the compiled modules beside their sources, and
+Python prefers them: after changing one of these files, install again.
+``engine/compiled_sources.json`` records the source each module was compiled from;
+``service.native`` compares it with the sources (the test suite stops on a stale build, and
+``cardgames serve`` warns).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from importlib.machinery import EXTENSION_SUFFIXES
+from pathlib import Path
+
+from setuptools import Extension, setup
+
+#: The modules compiled: each game's legal-command listing, rules, reducer and heuristics.
+COMPILED = [
+    "engine/all_fours/evolve.py",
+    "engine/all_fours/heuristic.py",
+    "engine/all_fours/legal.py",
+    "engine/all_fours/rules.py",
+    "engine/all_fours/scoring.py",
+    "engine/all_fours/tricks.py",
+    "engine/contract_rummy/evolve.py",
+    "engine/contract_rummy/finder.py",
+    "engine/contract_rummy/heuristic.py",
+    "engine/contract_rummy/legal.py",
+    "engine/contract_rummy/melds.py",
+    "engine/contract_rummy/rules.py",
+    "engine/seep/cards.py",
+    "engine/seep/evolve.py",
+    "engine/seep/groups.py",
+    "engine/seep/heuristic.py",
+    "engine/seep/legal.py",
+    "engine/seep/moves.py",
+    "engine/seep/rules.py",
+]
+MANIFEST = Path("engine/compiled_sources.json")
+PURE_PYTHON = "CARDGAMES_PURE_PYTHON"
+#: setup.py runs for metadata too; mypyc's translation (tens of seconds) is only for builds.
+BUILDS = {"build", "build_ext", "bdist_wheel", "editable_wheel", "develop", "install"}
+
+
+def _record(paths: list[str]) -> None:
+    """Write which source (by SHA-256) each compiled module was built from."""
+    sources = {path: hashlib.sha256(Path(path).read_bytes()).hexdigest() for path in paths}
+    MANIFEST.write_text(json.dumps(sources, indent=1, sort_keys=True) + "\n")
+
+
+def _remove_compiled() -> None:
+    """Delete what an earlier editable install compiled beside the sources (it would still be imported)."""
+    for suffix in EXTENSION_SUFFIXES:
+        Path("engine/compiled__mypyc" + suffix).unlink(missing_ok=True)
+        for source in COMPILED:
+            Path(source).with_suffix(suffix).unlink(missing_ok=True)
+    MANIFEST.unlink(missing_ok=True)
+
+
+def ext_modules() -> list[Extension]:
+    if os.environ.get(PURE_PYTHON, "") not in ("", "0"):
+        _remove_compiled()
+        return []
+    if not BUILDS.intersection(sys.argv[1:]):
+        return []
+    from mypyc.build import mypycify
+
+    _record(COMPILED)
+    extensions: list[Extension] = mypycify(COMPILED, opt_level="3", group_name="engine.compiled")
+    return extensions
+
+
+setup(ext_modules=ext_modules())
