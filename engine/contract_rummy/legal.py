@@ -626,6 +626,28 @@ def _swaps(state: State, seat: int, hand: tuple[str, ...]) -> list[Command]:
                 for placed, end in _joker_placements(target, config.joker_layoff_targets, config.min_naturals_per_meld):
                     joker_to = JokerTo(meld=to, as_=face(placed), end=end)
                     commands.append(SwapJoker(card=natural, meld=index, joker_to=joker_to))
+            if config.allow_new_melds_after_contract:
+                commands += _swaps_into_new_melds(state, hand, natural, index)
+    return commands
+
+
+def _swaps_into_new_melds(state: State, hand: tuple[str, ...], natural: str, index: int) -> list[Command]:
+    """The swaps of ``natural`` for the joker of run ``index`` that put the joker into a new meld
+    (A.10 with ``allow_new_melds_after_contract``): every distinct meld of the swapped joker, the
+    hand's other cards and as many of its jokers as it likes, that leaves a hand the turn can go
+    on with."""
+    config = state.config
+    counts = count(hand)
+    counts[natural] -= 1
+    jokers = counts.pop(JOKER, 0)
+    commands: list[Command] = []
+    for meld in every_meld(counts, jokers + 1, config.min_run_length, config.min_naturals_per_meld):
+        naturals = tuple(card for card in meld if not card.startswith(JOKER_PREFIX))
+        from_hand = len(meld) - len(naturals) - 1  # the hand's jokers beside the swapped one
+        if from_hand < 0:
+            continue  # the swapped joker must go into the meld
+        if _after_ok(state, hand, (natural, *naturals, *[JOKER] * from_hand)):
+            commands.append(SwapJoker(card=natural, meld=index, joker_to=JokerTo(new_meld=meld)))
     return commands
 
 

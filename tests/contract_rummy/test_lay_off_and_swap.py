@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from engine.contract_rummy.commands import JokerTo, LayOff, SwapJoker
@@ -162,3 +163,16 @@ def test_A10_a_new_meld_for_the_joker_with_allow_new_melds_after_contract() -> N
     state = swapping(["5C", "10H", "10D", "KS"], {"allow_new_melds_after_contract": True})
     state, _ = act(state, 0, swap("5C", 0, new_meld=["JK=10S", "10H", "10D"]))
     assert state.melds[-1].cards == ("JK=10S", "10H", "10D") and state.hands[0] == ("KS",)
+
+
+def test_A10_every_swap_into_a_new_meld_is_listed_and_accepted() -> None:
+    state = swapping(["5C", "10H", "10D", "JH", "QH", "KS"], {"allow_new_melds_after_contract": True})
+    listed = [c for c in game.legal_commands(state, 0) if isinstance(c, SwapJoker) and c.joker_to.new_meld]
+    new_melds = {c.joker_to.new_meld for c in listed}
+    assert ("10H", "10D", "JK=10S") in new_melds  # a set of the joker and two tens (table form)
+    assert ("10H", "JH", "QH", "JK=KH") in new_melds and ("JK=9H", "10H", "JH", "QH") in new_melds  # runs
+    assert all(sum(card.startswith("JK") for card in meld) == 1 for meld in new_melds)  # no joker in hand
+    for command in listed:
+        act(copy.copy(state), 0, command)  # every one is accepted (a copy: decide checks it in full)
+    off = swapping(["5C", "10H", "10D", "JH", "QH", "KS"])
+    assert not [c for c in game.legal_commands(off, 0) if isinstance(c, SwapJoker) and c.joker_to.new_meld]

@@ -3,6 +3,7 @@ against ``decide`` on every candidate command, in positions reached by random ga
 
 from __future__ import annotations
 
+import copy
 import random
 from typing import Any
 
@@ -13,12 +14,15 @@ from engine.contract_rummy.commands import Discard, DrawDiscard, DrawStock, Joke
 from engine.contract_rummy.melds import JOKER_PREFIX, face
 from engine.core.cards import RANKS, SUITS
 from engine.core.protocol import Rejection
+from tests.contract_rummy import brute
 from tests.contract_rummy.helpers import game, new
 from tests.contract_rummy.test_properties import choose
 
 
 def _ok(state: Any, seat: int, command: Any) -> bool:
-    return not isinstance(game.decide(state, seat, command), Rejection)
+    """Whether decide accepts ``command``, checked in full (on a copy of the state: for the very state
+    object ``legal_commands`` was last called with, decide trusts what it listed)."""
+    return not isinstance(game.decide(copy.copy(state), seat, command), Rejection)
 
 
 def _faces_for(meld: Any) -> list[str]:
@@ -69,7 +73,36 @@ def expected_swaps(state: Any, seat: int) -> set[Any]:
                         command = SwapJoker(card=natural, meld=index, joker_to=JokerTo(meld=to, as_=declared, end=end))
                         if _ok(state, seat, command):
                             out.add(command)
+    return out | _swaps_into_new_melds(state, seat)
+
+
+def _swaps_into_new_melds(state: Any, seat: int) -> set[Any]:
+    """With ``allow_new_melds_after_contract``: the swaps whose joker goes into a new meld, from
+    the brute-force meld list (sets' jokers in one canonical form, see :func:`canonical`)."""
+    config = state.config
+    out: set[Any] = set()
+    if not config.allow_new_melds_after_contract:
+        return out
+    hand = list(state.hands[seat])
+    for index, meld in enumerate(state.melds):
+        for natural in {face(card) for card in meld.cards if card.startswith(JOKER_PREFIX)} & set(hand):
+            rest = list(hand)
+            rest.remove(natural)
+            for made in brute.every_meld([*rest, "JK"], config.min_run_length, config.min_naturals_per_meld):
+                command = SwapJoker(card=natural, meld=index, joker_to=JokerTo(new_meld=made))
+                if any(card.startswith(JOKER_PREFIX) for card in made) and _ok(state, seat, command):
+                    out.add(canonical(command))
     return out
+
+
+def canonical(command: Any) -> Any:
+    """A swap into a new set with the suits its jokers claim left out (the brute force lists one
+    claim per set, the engine every claim: each is a distinct command)."""
+    new_meld = command.joker_to.new_meld if isinstance(command, SwapJoker) else None
+    if not new_meld or len({face(card)[:-1] for card in new_meld}) > 1:
+        return command
+    claimed = tuple(card if not card.startswith(JOKER_PREFIX) else JOKER_PREFIX for card in new_meld)
+    return SwapJoker(card=command.card, meld=command.meld, joker_to=JokerTo(new_meld=tuple(sorted(claimed))))
 
 
 OPTIONS = st.fixed_dictionaries(
@@ -83,6 +116,7 @@ OPTIONS = st.fixed_dictionaries(
         "top_discard_return_rule": st.sampled_from(["face", "physical_card"]),
         "discard_jokers": st.booleans(),
         "must_discard_to_go_out": st.booleans(),
+        "allow_new_melds_after_contract": st.booleans(),
     },
 )
 
@@ -101,7 +135,9 @@ def test_every_legal_draw_discard_lay_off_and_swap_is_listed(seed: int, options:
         if (state.phase == "play" and state.contract_met[seat]) or rng.random() < 0.05:
             listed = {c for c in legal if isinstance(c, DrawStock | DrawDiscard | Discard | LayOff)}
             assert listed == expected_simple(state, seat)
-            assert {c for c in legal if isinstance(c, SwapJoker)} == expected_swaps(state, seat)
+            swaps = [c for c in legal if isinstance(c, SwapJoker)]
+            assert {canonical(c) for c in swaps} == expected_swaps(state, seat)
+            assert all(_ok(state, seat, c) for c in swaps)
             checked += 1
         command = choose(rng, legal, greedy=rng.random() < 0.8)
         outcome = game.decide(state, seat, command)
