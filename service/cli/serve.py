@@ -60,7 +60,7 @@ def serve_command(
             typer.echo(f"cardgames serve: {error}", err=True)
             raise typer.Exit(code=2) from error
     build = native_build()
-    typer.echo(f"cardgames serve: {build.describe()}", err=bool(build.stale))
+    typer.echo(f"cardgames serve: {build.describe()}", err=True)  # (stdout starts with the serving line)
     limits = Limits(rate_limit, rate_burst or 2 * rate_limit, max_streams) if rate_limit > 0 else None
     try:
         event_store = EventStore(store_environment(store))
