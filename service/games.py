@@ -287,9 +287,9 @@ class _Live:
     #: Each seat's entropy commitment and entropy ("" while missing) in a seat-entropy game.
     commitments: list[str] | None = None
     entropies: list[str] | None = None
-    #: Tokens already checked against the header's hashes, with their seats (only valid ones: at
-    #: most one per seat), so that a seat's later calls skip the hashing.
-    seats_by_token: dict[str, int] = field(default_factory=dict)
+    #: The hashes of tokens already checked against the header's, with their seats (only valid
+    #: ones: at most one per seat), so that a seat's later calls skip the comparisons.
+    seats_by_digest: dict[str, int] = field(default_factory=dict)
 
     @cached_property
     def seed(self) -> bytes:
@@ -681,16 +681,18 @@ class Games:
             if required:
                 raise MissingToken("this call acts for a seat: send its token in the cardgames-token metadata")
             return None
-        seat = live.seats_by_token.get(token)
+        # Only a token's SHA-256 is ever looked up or compared: a lookup's timing then tells nothing
+        # about the tokens themselves.
+        digest = token_hash(token)
+        seat = live.seats_by_digest.get(digest)
         if seat is not None:
             return seat
-        digest = token_hash(token)
         for index, known in enumerate(live.header.token_hashes):
             if hmac.compare_digest(known, digest):
                 seat = index
         if seat is None:
             raise WrongToken("the token is not a seat token of this game")
-        live.seats_by_token[token] = seat
+        live.seats_by_digest[digest] = seat
         return seat
 
     def _view(self, live: _Live, state: Any, sequence: int, viewer: Viewer, head: bytes | None = None) -> ViewResult:
