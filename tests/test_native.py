@@ -9,6 +9,8 @@ import os
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
+import pytest
+
 from service.native import MANIFEST_NAME, native_build
 
 REPO = Path(__file__).resolve().parent.parent
@@ -48,12 +50,11 @@ def test_a_pure_python_tree_has_nothing_compiled(tmp_path: Path) -> None:
 
 
 def test_the_installed_engine_runs_what_the_build_compiled() -> None:
-    """Unless installed with CARDGAMES_PURE_PYTHON=1, every module the build recorded is imported compiled."""
+    """Every module the build recorded is imported compiled (CI installs the default, compiled build)."""
     manifest = REPO / "engine" / MANIFEST_NAME
-    if os.environ.get("CARDGAMES_PURE_PYTHON", "") not in ("", "0"):
-        assert not manifest.exists()
-        return
-    assert manifest.exists(), "the engine was not compiled: pip install -e . (needs a C compiler)"
+    if not manifest.exists():
+        assert not os.environ.get("CI"), "CI installs the compiled engine: pip install -e . made no compiled modules"
+        pytest.skip("installed without compiled modules (CARDGAMES_PURE_PYTHON=1)")
     recorded = json.loads(manifest.read_text())
     assert len(recorded) >= 10
     for relative in recorded:
