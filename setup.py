@@ -1,7 +1,7 @@
 """Build hook: the engine's hot modules compiled to C extensions with mypyc.
 
 The game logic stays plain, typed Python (it is what you read, test and change); mypyc turns
-the modules below into C extensions at install time, about 1.3x to 2.5x faster in play.
+the modules below into C extensions at install time (random playouts 1.2x to 2x faster, docs/benchmarks.md).
 ``CARDGAMES_PURE_PYTHON=1`` at install time builds nothing and runs every module as Python.
 
 An editable install (``pip install -e .``) puts the compiled modules beside their sources, and
