@@ -38,6 +38,11 @@ class NativeBuild:
         return line
 
 
+def module_of(relative: str) -> str:
+    """The module a source file holds: ``engine/seep/legal.py`` -> ``engine.seep.legal``."""
+    return relative.removesuffix(".py").replace("/", ".")
+
+
 def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -51,7 +56,7 @@ def native_build(root: Path | None = None) -> NativeBuild:
     stale: list[str] = []
     for source in sorted(root.glob("engine/**/*.py")):
         relative = source.relative_to(root).as_posix()
-        module = relative.removesuffix(".py").replace("/", ".")
+        module = module_of(relative)
         if not any(source.with_name(source.stem + suffix).exists() for suffix in EXTENSION_SUFFIXES):
             continue  # (Python imports an extension module before the source beside it)
         compiled.append(module)

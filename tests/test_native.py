@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from service.native import MANIFEST_NAME, native_build
+from service.native import MANIFEST_NAME, module_of, native_build
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -58,7 +58,7 @@ def test_the_installed_engine_runs_what_the_build_compiled() -> None:
     recorded = json.loads(manifest.read_text())
     assert len(recorded) >= 10
     for relative in recorded:
-        module = importlib.import_module(relative.removesuffix(".py").replace("/", "."))
+        module = importlib.import_module(module_of(relative))
         assert str(module.__file__).endswith(tuple(EXTENSION_SUFFIXES)), module.__file__
-    assert set(native_build().compiled) == {path.removesuffix(".py").replace("/", ".") for path in recorded}
+    assert set(native_build().compiled) == {module_of(path) for path in recorded}
     assert native_build().stale == ()

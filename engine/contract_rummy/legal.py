@@ -636,19 +636,13 @@ def _swaps_into_new_melds(state: State, hand: tuple[str, ...], natural: str, ind
     (A.10 with ``allow_new_melds_after_contract``): every distinct meld of the swapped joker, the
     hand's other cards and as many of its jokers as it likes, that leaves a hand the turn can go
     on with."""
-    config = state.config
     counts = count(hand)
     counts[natural] -= 1
-    jokers = counts.pop(JOKER, 0)
-    commands: list[Command] = []
-    for meld in every_meld(counts, jokers + 1, config.min_run_length, config.min_naturals_per_meld):
-        naturals = tuple(card for card in meld if not card.startswith(JOKER_PREFIX))
-        from_hand = len(meld) - len(naturals) - 1  # the hand's jokers beside the swapped one
-        if from_hand < 0:
-            continue  # the swapped joker must go into the meld
-        if _after_ok(state, hand, (natural, *naturals, *[JOKER] * from_hand)):
-            commands.append(SwapJoker(card=natural, meld=index, joker_to=JokerTo(new_meld=meld)))
-    return commands
+    jokers = counts.pop(JOKER, 0) + 1  # the swapped joker, never in the hand
+    return [
+        SwapJoker(card=natural, meld=index, joker_to=JokerTo(new_meld=meld))
+        for meld in _melds_leaving_a_turn(state, hand, counts, jokers, with_joker=True)
+    ]
 
 
 def _new_melds(state: State, seat: int, hand: tuple[str, ...]) -> list[Command]:
@@ -662,20 +656,31 @@ def _new_melds(state: State, seat: int, hand: tuple[str, ...]) -> list[Command]:
     discarded keeps one in the hand until then. The one exception needs every meld of the
     command to be a natural R1 bars plus jokers, with ``discard_jokers = false`` (two copies of
     the barred face and four jokers or more): such a going out is not listed."""
-    config = state.config
-    rule = leftover_rule(config, barred(state), hand, going_out_allowed(state))
     counts = count(hand)
     jokers = counts.pop(JOKER, 0)
-    commands: list[Command] = []
+    return [Meld(melds=(meld,)) for meld in _melds_leaving_a_turn(state, hand, counts, jokers)]
+
+
+def _melds_leaving_a_turn(
+    state: State, hand: tuple[str, ...], counts: Counts, jokers: int, *, with_joker: bool = False
+) -> Iterator[tuple[str, ...]]:
+    """Every distinct meld of the naturals ``counts`` and ``jokers`` jokers (holding one joker or
+    more if ``with_joker``) whose play leaves what is left of them a hand the turn can go on with
+    (``hand``: the hand before the play). ``counts`` is used up and restored."""
+    config = state.config
+    rule = leftover_rule(config, barred(state), hand, going_out_allowed(state))
     for meld in every_meld(counts, jokers, config.min_run_length, config.min_naturals_per_meld):
         naturals = [card for card in meld if not card.startswith(JOKER_PREFIX)]
+        used = len(meld) - len(naturals)
+        if with_joker and not used:
+            continue
         for card in naturals:
             counts[card] -= 1
-        if rule(counts, jokers - (len(meld) - len(naturals))):
-            commands.append(Meld(melds=(meld,)))
+        fits = rule(counts, jokers - used)
         for card in naturals:
             counts[card] += 1
-    return commands
+        if fits:
+            yield meld
 
 
 def every_meld(counts: Counts, jokers: int, min_run: int, rule: str) -> Iterator[tuple[str, ...]]:
