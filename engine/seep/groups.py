@@ -19,7 +19,8 @@ from collections.abc import Iterable
 from engine.seep.cards import VALUE
 
 MAX_SUM = 13
-_SUMS_MASK = (1 << (MAX_SUM + 1)) - 1
+#: Sums 0..13 as bits.
+SUMS_MASK = (1 << (MAX_SUM + 1)) - 1
 
 Grouping = tuple[tuple[str, ...], ...]
 _EMPTY: list[int] = []  # no group (read-only)
@@ -33,7 +34,7 @@ def reachable_sums(values: Iterable[int]) -> int:
     """Bit s is set when some subset of ``values`` (the empty one included) adds up to s <= 13."""
     sums = 1
     for value in values:
-        sums |= (sums << value) & _SUMS_MASK
+        sums |= (sums << value) & SUMS_MASK
     return sums
 
 
@@ -168,7 +169,7 @@ class Floor:
         # the lowest undecided card is left out ...
         value = self.values[low]
         if maximal and not (merged and value == target):
-            skipped = (sums | (sums << value)) & _SUMS_MASK
+            skipped = (sums | (sums << value)) & SUMS_MASK
             out = _NONE if skipped >> target & 1 else self._select(target, rest, skipped, maximal, merged, memo, by_low)
         else:
             out = self._select(target, rest, sums, maximal, merged, memo, by_low)

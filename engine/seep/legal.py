@@ -30,13 +30,12 @@ from typing import Any
 from engine.seep.cards import HOUSE_VALUES, VALUE
 from engine.seep.commands import Bid, Break, Build, Capture, Groups, Throw
 from engine.seep.config import Config
-from engine.seep.groups import Floor, reachable_sums
+from engine.seep.groups import SUMS_MASK, Floor
 from engine.seep.state import BID, PLAY, House, State
 
 _BIDS = {value: Bid(value) for value in HOUSE_VALUES}
 #: One Throw per card, made once (most commands listed are throws).
 _THROWS = {card: Throw(card) for card in VALUE}
-_VALUE_OF = VALUE.__getitem__
 
 #: HOUSE moves without their card: value, the loose cards in the card's group, each choice of further groups.
 BuildShape = tuple[int, tuple[str, ...], list[Groups]]
@@ -86,32 +85,47 @@ def listed(state: State, seat: int, command: Any) -> bool:
 def _plays(state: State, seat: int) -> list[Any]:
     """The plays of the seat to act (A7-A9)."""
     hand = state.hands[seat]
-    values = list(map(_VALUE_OF, hand))
+    # the hand's values, and as bits: ``held`` (one card or more of a value), ``twice`` (two or more)
+    values: list[int] = []
+    held = twice = 0
+    for card in hand:
+        value = VALUE[card]
+        values.append(value)
+        bit = 1 << value
+        twice |= held & bit
+        held |= bit
     houses: list[House | None] = [None] * 14
     house_bits = missing = last = 0
     breakable: list[House] = []
     for house in state.houses:
         value = house.value
         houses[value] = house
-        house_bits |= 1 << value
+        bit = 1 << value
+        house_bits |= bit
         if seat in house.owners:
-            keys = values.count(value)
-            if not keys:
-                missing |= 1 << value
-            elif keys == 1:
-                last |= 1 << value
+            if not held & bit:
+                missing |= bit
+            elif not twice & bit:
+                last |= bit
         elif len(house.components) == 1:
             breakable.append(house)
     config = state.config
     loose = state.loose
-    loose_values = list(map(_VALUE_OF, loose))
-    sums = reachable_sums(loose_values)
-    targets, needs_key = _build_targets(state, seat, values, houses)
+    loose_values: list[int] = []
+    loose_held = 0
+    sums = 1  # groups.reachable_sums, inline
+    for card in loose:
+        value = VALUE[card]
+        loose_values.append(value)
+        loose_held |= 1 << value
+        sums |= (sums << value) & SUMS_MASK
+    plays = state.plays
+    targets, needs_key = _build_targets(state, seat, held, houses, plays)
 
     # The card values (bits) that may capture, be thrown, build or break. A card of
     # value v builds a house of value t when the loose cards reach t - v: that is bit
     # 13 - (t - v) of the reversed sums, i.e. the reversed sums shifted down by 13 - t.
-    if state.plays:
+    if plays:
         playable = _VALUES
         breaking = 0b11110 if breakable else 0  # values 1..4 raise a house of 9..12
     else:  # A9: at the opening only the bid value captures or throws, and nothing breaks
@@ -126,7 +140,7 @@ def _plays(state: State, seat: int) -> list[Any]:
     for target in targets:
         completing = reversed_sums >> (13 - target)
         bit = 1 << target
-        if not (house_bits | sums) & bit or (needs_key & bit and values.count(target) < 2):
+        if not (house_bits | sums) & bit or (needs_key & bit and not twice & bit):
             completing &= ~bit
         building |= completing
     building &= _VALUES & ~last
@@ -135,12 +149,14 @@ def _plays(state: State, seat: int) -> list[Any]:
     floor: Floor | None = None
     by_value: dict[int, Moves] = {}
     out: list[Any] = []
-    for card, value in zip(hand, values, strict=True):
+    for index in range(len(hand)):
+        value = values[index]
         bit = 1 << value
         if not special & bit:  # most cards of a hand: nothing more on offer than a throw
             if throwing & bit:
-                out.append(_THROWS[card])
+                out.append(_THROWS[hand[index]])
             continue
+        card = hand[index]
         moves = by_value.get(value)
         if moves is None:
             if floor is None:
@@ -153,37 +169,39 @@ def _plays(state: State, seat: int) -> list[Any]:
             builds: list[BuildShape] = []
             if building & bit:
                 # the card alone into its own value's house, when it is the seat's only key: no
-                excluded = bit if needs_key & bit and values.count(value) < 2 else 0
-                builds = _build_shapes(floor, config, houses, value, targets, excluded)
+                excluded = bit if needs_key & bit and not twice & bit else 0
+                builds = _build_shapes(floor, config, houses, value, targets, excluded, loose_held)
             breaks: list[int] = []
             if breaking & bit:
-                breaks = _breaks(state, seat, value, values, houses, breakable, missing)
+                breaks = _breaks(state, seat, value, held, houses, breakable, missing)
             moves = by_value[value] = (captures, bool(throwing & bit), builds, breaks)
         captures, throw, builds, breaks = moves
-        if captures:
-            out += [Capture(card, groups) for groups in captures]
+        for groups in captures:
+            out.append(Capture(card, groups))
         if throw:
             out.append(_THROWS[card])
         for target, own, rests in builds:
             head = ((card, *own),)  # the card's own group, then each choice of further groups
-            out += [Build(card, target, head + rest) for rest in rests]
-        if breaks:
-            out += [Break(card, house) for house in breaks]
+            for rest in rests:
+                out.append(Build(card, target, head + rest))
+        for house_value in breaks:
+            out.append(Break(card, house_value))
     return out
 
 
 def _build_targets(
-    state: State, seat: int, values: list[int], houses: list[House | None]
+    state: State, seat: int, held: int, houses: list[House | None], plays: int
 ) -> tuple[list[int], int]:
     """The house values a HOUSE move may have whatever card is played (A8.3 conditions 1, 4, 6
-    and A9); and, as bits, those for which the seat must keep a key."""
+    and A9); and, as bits, those for which the seat must keep a key (``held``: the values in
+    hand, as bits)."""
     config = state.config
     partner = (seat + 2) % 4
     limit = config.max_houses_on_floor
     full = limit is not None and len(state.houses) >= limit
     targets: list[int] = []
     needs_key = 0
-    for target in HOUSE_VALUES if state.plays else (state.bid or 0,):
+    for target in HOUSE_VALUES if plays else (state.bid or 0,):
         house = houses[target]
         if house is None:
             if full:
@@ -193,7 +211,7 @@ def _build_targets(
             owners = house.owners
             key = not (seat not in owners and partner in owners and config.partner_adds_without_key)
         if key:
-            if target not in values:
+            if not held >> target & 1:
                 continue
             needs_key |= 1 << target
         targets.append(target)
@@ -201,11 +219,12 @@ def _build_targets(
 
 
 def _build_shapes(
-    floor: Floor, config: Config, houses: list[House | None], value: int, targets: list[int], excluded: int
+    floor: Floor, config: Config, houses: list[House | None], value: int, targets: list[int], excluded: int,
+    loose_held: int,
 ) -> list[BuildShape]:
     """Every HOUSE move with a card of ``value`` (A8.3) to one of ``targets`` but those whose
     bits are in ``excluded``: each set of loose cards joining the card, each choice of
-    further groups."""
+    further groups (``loose_held``: the loose cards' values, as bits)."""
     sums = floor.sums
     sets = config.auto_merge_loose_sets
     shapes: list[BuildShape] = []
@@ -213,7 +232,7 @@ def _build_shapes(
         if target < value or not sums >> (target - value) & 1 or excluded >> target & 1:
             continue  # nothing on the floor completes the card to this value, or rule R
         new = houses[target] is None
-        singles = new and target in floor.values
+        singles = new and bool(loose_held >> target & 1)
         strict = new and not config.allow_direct_cemented_build
         for with_card in (0,) if target == value else floor.adding_to(target - value):
             if strict and not with_card:
@@ -229,10 +248,11 @@ def _build_shapes(
 
 
 def _breaks(
-    state: State, seat: int, value: int, values: list[int], houses: list[House | None], breakable: list[House],
+    state: State, seat: int, value: int, held: int, houses: list[House | None], breakable: list[House],
     missing: int,
 ) -> list[int]:
-    """The houses a card of ``value`` (1..4) may break (A8.4; ``breakable``: ordinary, not the seat's)."""
+    """The houses a card of ``value`` (1..4) may break (A8.4; ``breakable``: ordinary, not the seat's;
+    ``held``: the values in hand, as bits)."""
     config = state.config
     partner = (seat + 2) % 4
     out: list[int] = []
@@ -248,7 +268,7 @@ def _breaks(
         else:
             owns = True
         # the owner of the raised house keeps a key for it (a card of value <= 4 is none)
-        if owns and raised not in values:
+        if owns and not held >> raised & 1:
             continue
         if missing & ~(1 << raised):
             continue  # rule R
