@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
-from msgspec.structs import replace
+from msgspec.structs import replace as _replace
 
 from engine.core.cards import STANDARD_PACK
 from engine.core.chance import advance
@@ -31,6 +31,10 @@ from engine.seep.events import (
     Thrown,
 )
 from engine.seep.state import BID, OVER, PLAY, House, LastDeal, State
+
+# ``Final``: the compiled build keeps these in C statics (a plain module name is a dictionary
+# lookup at every use, and there is one ``replace`` per event).
+replace: Final = _replace
 
 
 def _without(cards: tuple[str, ...], gone: tuple[str, ...] | frozenset[str] | set[str]) -> tuple[str, ...]:
@@ -240,7 +244,7 @@ def _match_ended(state: State, event: MatchEnded) -> State:
     return replace(state, phase=OVER, window=(), window_team=None)
 
 
-_HANDLERS: dict[type, Callable[[State, Any], State]] = {
+_HANDLERS: Final[dict[type, Callable[[State, Any], State]]] = {
     MatchCreated: _match_created,
     MatchSeeded: _match_seeded,
     Shuffled: _shuffled,

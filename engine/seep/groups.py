@@ -15,19 +15,22 @@ floor of many small cards (thousands of selections) proportional to its answer.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Final
 
 from engine.seep.cards import VALUE
 
-MAX_SUM = 13
+# Module constants are ``Final``: the compiled build keeps them in C statics (a plain module
+# name is a dictionary lookup at every use).
+MAX_SUM: Final = 13
 #: Sums 0..13 as bits.
-SUMS_MASK = (1 << (MAX_SUM + 1)) - 1
+SUMS_MASK: Final = (1 << (MAX_SUM + 1)) - 1
 
 Grouping = tuple[tuple[str, ...], ...]
-_EMPTY: list[int] = []  # no group (read-only)
-_NO_GROUPS: list[Grouping] = [()]  # the only grouping when no group exists (read-only)
-_NONE: list[Grouping] = []  # no grouping at all (read-only)
+_EMPTY: Final[list[int]] = []  # no group (read-only)
+_NO_GROUPS: Final[list[Grouping]] = [()]  # the only grouping when no group exists (read-only)
+_NONE: Final[list[Grouping]] = []  # no grouping at all (read-only)
 #: Up to this many groups of a value, the one-group and no-group cases are looked for first.
-_FEW = 8
+_FEW: Final = 8
 
 
 def reachable_sums(values: Iterable[int]) -> int:
@@ -62,7 +65,7 @@ def _sets_by_sum(values: tuple[int, ...]) -> dict[int, list[int]]:
 
 #: :func:`_sets_by_sum` of the floors of up to four loose cards, by their values: play meets
 #: the same few thousand small floors again and again (at most 13**4 of them: bounded).
-_SMALL_FLOORS: dict[tuple[int, ...], dict[int, list[int]]] = {}
+_SMALL_FLOORS: Final[dict[tuple[int, ...], dict[int, list[int]]]] = {}
 
 
 def sets_by_sum(values: tuple[int, ...]) -> dict[int, list[int]]:

@@ -25,7 +25,7 @@ of one shape).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from engine.seep.cards import HOUSE_VALUES, VALUE
 from engine.seep.commands import Bid, Break, Build, Capture, Groups, Throw
@@ -33,9 +33,14 @@ from engine.seep.config import Config
 from engine.seep.groups import SUMS_MASK, Floor
 from engine.seep.state import BID, PLAY, House, State
 
-_BIDS = {value: Bid(value) for value in HOUSE_VALUES}
+# Module constants are ``Final``: the compiled build keeps them in C statics, where a plain
+# module name is a dictionary lookup at every use (the command classes too, for that reason).
+_BIDS: Final = {value: Bid(value) for value in HOUSE_VALUES}
 #: One Throw per card, made once (most commands listed are throws).
-_THROWS = {card: Throw(card) for card in VALUE}
+_THROWS: Final = {card: Throw(card) for card in VALUE}
+_CAPTURE: Final = Capture
+_BUILD: Final = Build
+_BREAK: Final = Break
 
 #: HOUSE moves without their card: value, the loose cards in the card's group, each choice of further groups.
 BuildShape = tuple[int, tuple[str, ...], list[Groups]]
@@ -43,9 +48,9 @@ BuildShape = tuple[int, tuple[str, ...], list[Groups]]
 Moves = tuple[list[Groups], bool, list[BuildShape], list[int]]
 
 #: Card values 1..13 as bits.
-_VALUES = (1 << 14) - 2
+_VALUES: Final = (1 << 14) - 2
 #: Bit reversal of 7 bits: two lookups reverse the 14 bits of a set of sums.
-_REV7 = tuple(int(f"{bits:07b}"[::-1], 2) for bits in range(128))
+_REV7: Final = tuple(int(f"{bits:07b}"[::-1], 2) for bits in range(128))
 
 
 #: The last enumeration of plays: (state, seat, commands). A tuple replaced whole, so that
@@ -177,15 +182,15 @@ def _plays(state: State, seat: int) -> list[Any]:
             moves = by_value[value] = (captures, bool(throwing & bit), builds, breaks)
         captures, throw, builds, breaks = moves
         for groups in captures:
-            out.append(Capture(card, groups))
+            out.append(_CAPTURE(card, groups))
         if throw:
             out.append(_THROWS[card])
         for target, own, rests in builds:
             head = ((card, *own),)  # the card's own group, then each choice of further groups
             for rest in rests:
-                out.append(Build(card, target, head + rest))
+                out.append(_BUILD(card, target, head + rest))
         for house_value in breaks:
-            out.append(Break(card, house_value))
+            out.append(_BREAK(card, house_value))
     return out
 
 
