@@ -24,6 +24,8 @@ from setuptools import Extension, setup
 
 #: The modules compiled: each game's legal-command listing, rules, reducer and heuristics.
 COMPILED = [
+    "engine/core/replay.py",
+    "engine/core/shuffle.py",
     "engine/all_fours/evolve.py",
     "engine/all_fours/heuristic.py",
     "engine/all_fours/legal.py",
@@ -37,6 +39,7 @@ COMPILED = [
     "engine/contract_rummy/melds.py",
     "engine/contract_rummy/rules.py",
     "engine/seep/cards.py",
+    "engine/seep/deal.py",
     "engine/seep/evolve.py",
     "engine/seep/groups.py",
     "engine/seep/heuristic.py",
