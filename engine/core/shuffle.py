@@ -66,12 +66,13 @@ def shuffled(items: Sequence[T], seed: bytes, shuffle_no: int) -> tuple[T, ...]:
     # blocks are hashed and unpacked in one go; a rejected word reads on into the lazy stream.
     blocks = (size + 6) // 8
     head = b"".join([hashlib.sha256(prefix + k.to_bytes(8, "big")).digest() for k in range(blocks)])
-    words = chain(_unpack(blocks)(head), _words(prefix, blocks))
-    limits = _limits(size)
+    words: Iterator[int] = chain(_unpack(blocks)(head), _words(prefix, blocks))
+    draw = words.__next__  # typed locals: the compiled build does the loop's arithmetic on C integers
+    limits: tuple[int, ...] = _limits(size)
     for i in range(size - 1, 0, -1):
-        word = next(words)
+        word: int = draw()
         while word >= limits[i]:
-            word = next(words)
+            word = draw()
         j = word % (i + 1)
         order[i], order[j] = order[j], order[i]
     return tuple(order)

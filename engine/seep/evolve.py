@@ -60,9 +60,12 @@ def _played(state: State, seat: int, card: str) -> tuple[tuple[str, ...], ...]:
 def _set_house(houses: tuple[House, ...], drop: tuple[int, ...], house: House | None) -> tuple[House, ...]:
     """``houses`` without the values in ``drop``, plus ``house``, in ascending order of value."""
     kept = [existing for existing in houses if existing.value not in drop]
-    if house is not None:
-        kept.append(house)
-        kept.sort(key=lambda item: item.value)
+    if house is not None:  # at most five houses: an insertion, no sort
+        value = house.value
+        at = 0
+        while at < len(kept) and kept[at].value < value:
+            at += 1
+        kept.insert(at, house)
     return tuple(kept)
 
 
@@ -135,9 +138,11 @@ def _captured(state: State, event: Captured) -> State:
     taken = tuple([card for group in event.groups for card in group])
     gained = (event.card, *taken)
     houses = state.houses
-    if event.house is not None:
-        gained += event.house.cards()
-        houses = _set_house(houses, (event.house.value,), None)
+    house = event.house
+    if house is not None:
+        for component in house.components:  # House.cards(), without a call into interpreted code
+            gained += component
+        houses = _set_house(houses, (house.value,), None)
     piles = list(state.piles)
     piles[event.team] = piles[event.team] + gained
     return replace(

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from engine.seep.cards import HOUSE_VALUES, VALUE
+from engine.seep.cards import HOUSE_VALUES, MAX_HOUSE, MIN_HOUSE, VALUE
 from engine.seep.commands import Bid, Break, Build, Capture, Groups, Throw
 from engine.seep.config import Config
 from engine.seep.groups import SUMS_MASK, Floor
@@ -49,6 +49,8 @@ Moves = tuple[list[Groups], bool, list[BuildShape], list[int]]
 
 #: Card values 1..13 as bits.
 _VALUES: Final = (1 << 14) - 2
+#: The played card alone as its own group: no loose card joins it (a list, like Floor.adding_to's).
+_ALONE: Final[list[int]] = [0]
 #: Bit reversal of 7 bits: two lookups reverse the 14 bits of a set of sums.
 _REV7: Final = tuple(int(f"{bits:07b}"[::-1], 2) for bits in range(128))
 
@@ -206,7 +208,9 @@ def _build_targets(
     full = limit is not None and len(state.houses) >= limit
     targets: list[int] = []
     needs_key = 0
-    for target in HOUSE_VALUES if plays else (state.bid or 0,):
+    # A9: at the opening only the bid value (a range: the compiled loop needs no iterator object)
+    first, stop = (MIN_HOUSE, MAX_HOUSE + 1) if plays else (state.bid or 0, (state.bid or 0) + 1)
+    for target in range(first, stop):
         house = houses[target]
         if house is None:
             if full:
@@ -232,14 +236,15 @@ def _build_shapes(
     further groups (``loose_held``: the loose cards' values, as bits)."""
     sums = floor.sums
     sets = config.auto_merge_loose_sets
+    direct = config.allow_direct_cemented_build
     shapes: list[BuildShape] = []
     for target in targets:
         if target < value or not sums >> (target - value) & 1 or excluded >> target & 1:
             continue  # nothing on the floor completes the card to this value, or rule R
         new = houses[target] is None
         singles = new and bool(loose_held >> target & 1)
-        strict = new and not config.allow_direct_cemented_build
-        for with_card in (0,) if target == value else floor.adding_to(target - value):
+        strict = new and not direct
+        for with_card in _ALONE if target == value else floor.adding_to(target - value):
             if strict and not with_card:
                 continue
             rests = floor.groupings(target, floor.full & ~with_card, sets, merged_singles=new)
