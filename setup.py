@@ -46,6 +46,7 @@ COMPILED = [
     "engine/seep/legal.py",
     "engine/seep/moves.py",
     "engine/seep/rules.py",
+    "engine/seep/turn.py",
 ]
 MANIFEST = Path("engine/compiled_sources.json")
 PURE_PYTHON = "CARDGAMES_PURE_PYTHON"

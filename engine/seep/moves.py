@@ -17,7 +17,8 @@ import msgspec
 from engine.core.protocol import Rejection, RejectionCode
 from engine.seep.cards import MAX_HOUSE, MIN_HOUSE, VALUE, partner
 from engine.seep.groups import reachable_sums
-from engine.seep.state import House, State, house_of
+from engine.seep.state import House, State
+from engine.seep.turn import house_of
 
 
 def illegal(message: str, rule: str) -> Rejection:

@@ -40,7 +40,8 @@ from engine.seep.moves import (
     opening_value_error,
     throw_error,
 )
-from engine.seep.state import BID, OVER, PLAY, State, actor, house_of
+from engine.seep.state import BID, OVER, PLAY, State
+from engine.seep.turn import actor, house_of
 
 _PACK_INDEX = {card: index for index, card in enumerate(STANDARD_PACK)}
 

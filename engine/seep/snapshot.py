@@ -12,7 +12,8 @@ from engine.core.protocol import ScenarioError, Setup
 from engine.seep.cards import HOUSE_VALUES, PLAYS_PER_DEAL, VALUE
 from engine.seep.config import Config
 from engine.seep.rules import fallback_seed
-from engine.seep.state import BID, OVER, PLAY, START, House, LastDeal, State, actor
+from engine.seep.state import BID, OVER, PLAY, START, House, LastDeal, State
+from engine.seep.turn import actor
 
 KEYS = frozenset(
     {

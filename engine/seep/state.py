@@ -84,16 +84,8 @@ def initial(config: Config) -> State:
     return State(config=config)
 
 
-def actor(state: State) -> int | None:
-    """The seat the game waits for: the bidder in phase bid, seat d+n+1 after n plays (A5.7)."""
-    phase = state.phase
-    if phase == PLAY:
-        return (state.dealer + state.plays + 1) % 4
-    if phase == BID:
-        return (state.dealer + 1) % 4
-    return None
-
-
+#: ``to_act`` and ``is_over`` are asked by interpreted callers at every step (a playout, the
+#: service), so they stay here, uncompiled; ``engine.seep.turn.actor`` is the compiled rules' form.
 _ONE_SEAT = ((0,), (1,), (2,), (3,))
 
 
@@ -108,14 +100,6 @@ def to_act(state: State) -> tuple[int, ...]:
 
 def is_over(state: State) -> bool:
     return state.phase == OVER
-
-
-def house_of(state: State, value: int) -> House | None:
-    """The house of ``value`` on the floor, if any (F1: at most one)."""
-    for house in state.houses:
-        if house.value == value:
-            return house
-    return None
 
 
 def outcome(state: State) -> list[int]:

@@ -10,7 +10,8 @@ from msgspec.structs import replace
 from engine.core.events import MatchSeeded, Shuffled, redact_core
 from engine.core.protocol import HIDDEN, PUBLIC, Audience, Viewer
 from engine.seep.events import CardsDealt, FloorDealt
-from engine.seep.state import BID, OVER, House, LastDeal, State, actor
+from engine.seep.state import BID, OVER, House, LastDeal, State
+from engine.seep.turn import actor
 
 
 class View(msgspec.Struct, frozen=True):

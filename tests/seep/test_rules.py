@@ -25,7 +25,8 @@ from engine.seep.events import (
     Redealt,
     SweepScored,
 )
-from engine.seep.state import House, State, house_of
+from engine.seep.state import House, State
+from engine.seep.turn import house_of
 from tests.seep.helpers import SEED, act, config, deck, events_of, new_match, position, refuse, table
 
 
