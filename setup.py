@@ -24,6 +24,7 @@ from setuptools import Extension, setup
 
 #: The modules compiled: each game's legal-command listing, rules, reducer and heuristics.
 COMPILED = [
+    "engine/core/listing.py",
     "engine/core/replay.py",
     "engine/core/shuffle.py",
     "engine/all_fours/evolve.py",

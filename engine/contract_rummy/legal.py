@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from functools import cache
 from itertools import combinations, product
-from typing import Any
+from typing import Any, Final
 
 from engine.contract_rummy.commands import (
     Command,
@@ -68,6 +68,7 @@ from engine.contract_rummy.state import (
     jokers_only_discard,
 )
 from engine.core.cards import JOKER, RANKS, STANDARD_CARDS, SUITS
+from engine.core.listing import LastListing
 
 PHYSICAL = "physical_card"
 
@@ -758,14 +759,13 @@ def _plays(state: State, seat: int) -> list[Command]:
 _DISCARDS: dict[str, Discard] = {card: Discard(card=card) for card in (*STANDARD_CARDS, JOKER)}
 
 
-#: The last enumeration: (state, seat, commands). A tuple replaced whole, so that a reader sees
-#: one enumeration's parts together.
-_LISTED: tuple[State | None, int, list[Any]] = (None, -1, [])
+#: The last listing, whose commands ``decide`` applies without the checks the listing made
+#: (engine.core.listing), as the Seep engine does.
+LAST_LISTING: Final = LastListing()
 
 
 def legal_commands(state: State, seat: int) -> list[Any]:
     """Every distinct legal command of ``seat`` now (one layout per contract lay-down)."""
-    global _LISTED
     if state.to_act != seat:
         return []
     if state.phase == DRAW:
@@ -774,19 +774,7 @@ def legal_commands(state: State, seat: int) -> list[Any]:
         out = _plays(state, seat)
     else:
         return []
-    _LISTED = (state, seat, out)
+    LAST_LISTING.remember(state, seat, out)
     return out
 
 
-def listed(state: State, seat: int, command: Any) -> bool:
-    """Whether ``command`` is among the commands the last ``legal_commands`` call returned for
-    this very state object and seat.
-
-    ``decide`` then skips the checks of its form and of the rules that the listing already
-    made (``legal_commands`` lists only commands ``decide`` accepts: tests/contract_rummy), as
-    the Seep engine does. States and commands are immutable values, so an equal command is
-    just as legal. The search is ``list.__contains__`` (in C; the listed object itself, what a
-    playout sends back, is recognised by identity before any field is compared). Any other
-    command goes through every check."""
-    last_state, last_seat, commands = _LISTED
-    return last_state is state and last_seat == seat and command in commands

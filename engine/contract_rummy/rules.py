@@ -27,7 +27,7 @@ from engine.contract_rummy.events import (
     StockRefilled,
 )
 from engine.contract_rummy.evolve import evolve
-from engine.contract_rummy.legal import listed
+from engine.contract_rummy.legal import LAST_LISTING
 from engine.contract_rummy.melds import (
     JOKER_PREFIX,
     RUN,
@@ -508,7 +508,7 @@ _HANDLERS: dict[type, Callable[[State, int, Any], Outcome]] = {
     Discard: _discard,
 }
 
-#: Commands ``legal_commands`` listed for this very state (``legal.listed``): the checks the
+#: Commands ``legal_commands`` listed for this very state (``legal.LAST_LISTING``): the checks the
 #: listing made are skipped (the form of every command; a discard's and a draw's legality).
 _LISTED_HANDLERS: dict[type, Callable[[State, int, Any], Outcome]] = {
     DrawStock: _draw_stock,
@@ -527,7 +527,7 @@ def decide(state: State, seat: int, command: Any) -> Outcome:
         return reject(GAME_OVER, "the game is over: deal 7 has been scored", "A.11")
     if state.to_act != seat or state.phase not in (DRAW, PLAY):
         return reject(NOT_YOUR_TURN, f"seat {seat} may not act now; seat {state.to_act} is to act", "A.8")
-    if listed(state, seat, command):
+    if LAST_LISTING.holds(state, seat, command):
         return _LISTED_HANDLERS[type(command)](state, seat, command)
     if isinstance(command, Malformed):
         return _invalid(command.reason)

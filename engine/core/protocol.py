@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping, Sequence
-from typing import Any, Final, Literal, Protocol, TypeAlias
+from typing import Any, Final, Literal, Protocol, TypeAlias, final
 
 import msgspec
 
@@ -28,8 +28,11 @@ class RejectionCode(enum.StrEnum):
     ILLEGAL_MOVE = "illegal_move"
 
 
+@final
 class Rejection(msgspec.Struct, frozen=True):
-    """A command the rules refuse. ``rule`` names the section of the rules file."""
+    """A command the rules refuse. ``rule`` names the section of the rules file.
+
+    Final: ``type(x) is Rejection`` is the whole check (engine.core.replay.apply)."""
 
     code: RejectionCode
     message: str

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from msgspec import Struct
+from msgspec import StructMeta
 
 from engine.core.commands import parse_command
 from engine.core.protocol import GameRules, Rejection, Setup
@@ -29,10 +29,12 @@ def apply(
     game: GameRules, state: Any, seat: int, command: Any
 ) -> tuple[Any, Sequence[Any]] | Rejection:
     """Decide and evolve one command; ``command`` may be a typed command or a FORMAT.md dict."""
-    # A typed command is a Struct, never a Mapping (checked first: the ABC check is slow).
-    if not isinstance(command, Struct) and isinstance(command, Mapping):
+    # A typed command is a Struct, never a Mapping (checked first: the ABC check is slow). Both
+    # checks look at classes CPython answers for at once: ``isinstance(x, Struct)`` would go
+    # through StructMeta's instance hook, and Rejection is final.
+    if not isinstance(type(command), StructMeta) and isinstance(command, Mapping):
         command = parse_command(game, command)
     outcome = game.decide(state, seat, command)
-    if isinstance(outcome, Rejection):
+    if type(outcome) is Rejection:
         return outcome
     return fold(game, state, outcome), outcome

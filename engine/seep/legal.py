@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from engine.core.listing import LastListing
 from engine.seep.cards import HOUSE_VALUES, MAX_HOUSE, MIN_HOUSE, VALUE
 from engine.seep.commands import Bid, Break, Build, Capture, Groups, Throw
 from engine.seep.config import Config
@@ -55,9 +56,8 @@ _ALONE: Final[list[int]] = [0]
 _REV7: Final = tuple(int(f"{bits:07b}"[::-1], 2) for bits in range(128))
 
 
-#: The last enumeration of plays: (state, seat, commands). A tuple replaced whole, so that
-#: a reader sees one enumeration's parts together.
-_LISTED: tuple[State | None, int, list[Any]] = (None, -1, [])
+#: The last listing of plays, which ``decide`` applies without a second check (engine.core.listing).
+LAST_LISTING: Final = LastListing()
 
 
 def legal_commands(state: State, seat: int) -> list[Any]:
@@ -65,28 +65,12 @@ def legal_commands(state: State, seat: int) -> list[Any]:
     if phase == PLAY:
         if seat != (state.dealer + state.plays + 1) % 4:
             return []
-        global _LISTED
         out = _plays(state, seat)
-        _LISTED = (state, seat, out)
+        LAST_LISTING.remember(state, seat, out)
         return out
     if phase == BID and seat == (state.dealer + 1) % 4:
         return [_BIDS[value] for value in sorted({VALUE[card] for card in state.hands[seat] if VALUE[card] >= 9})]
     return []
-
-
-def listed(state: State, seat: int, command: Any) -> bool:
-    """Whether ``command`` is among the commands the last ``legal_commands`` call returned for
-    this very state object and seat.
-
-    ``decide`` then applies it without checking it again: ``legal_commands`` lists
-    exactly the commands ``decide`` accepts (tests/seep/test_legal.py), and states and
-    commands are immutable values, so an equal command is just as legal and takes effect
-    in the same way. The search is ``list.__contains__``: in C, and the listed object
-    itself (what a playout sends back) is recognised by identity before any comparison
-    of fields. Any other command (another state, another seat, a command not listed)
-    goes through every check."""
-    last_state, last_seat, commands = _LISTED
-    return last_state is state and last_seat == seat and command in commands
 
 
 def _plays(state: State, seat: int) -> list[Any]:

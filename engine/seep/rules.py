@@ -28,7 +28,7 @@ from engine.seep.events import (
 )
 from engine.seep.evolve import evolve
 from engine.seep.groups import has_group
-from engine.seep.legal import listed
+from engine.seep.legal import LAST_LISTING
 from engine.seep.moves import (
     BreakTerms,
     break_effect,
@@ -112,7 +112,7 @@ def decide(state: State, seat: int, command: Any) -> Sequence[Any] | Rejection:
     if current is None or seat != current:
         who = "nobody" if current is None else f"seat {current}"
         return Rejection(RejectionCode.NOT_YOUR_TURN, f"it is {who}'s turn, not seat {seat}'s", "A5.7")
-    if listed(state, seat, command):
+    if LAST_LISTING.holds(state, seat, command):  # listed for this very state: no second check
         return _apply(state, seat, command)
     if isinstance(command, Malformed):
         return _invalid(command.reason)

@@ -23,7 +23,7 @@ from engine import seep
 from engine.core.cards import STANDARD_PACK
 from engine.core.protocol import Rejection
 from engine.seep.cards import VALUE
-from engine.seep.legal import listed
+from engine.seep.legal import LAST_LISTING
 from engine.seep.state import State
 from tests.seep.helpers import canonical, playout_states, table
 
@@ -176,7 +176,7 @@ def test_random_commands_are_accepted_only_when_listed(
 @given(seed=st.integers(0, 2**32), options=options_strategy, steps=st.integers(0, 96))
 def test_listed_commands_take_effect_as_when_checked(seed: int, options: dict[str, Any], steps: int) -> None:
     """decide applies a command legal_commands just listed for the state object without
-    checking it again (engine.seep.legal.listed); on an equal copy of the state the same
+    checking it again (engine.seep.legal.LAST_LISTING); on an equal copy of the state the same
     command goes through every check. Both must give the same events."""
     state = _position(seed, options, steps)
     if seep.is_over(state):
@@ -184,9 +184,10 @@ def test_listed_commands_take_effect_as_when_checked(seed: int, options: dict[st
     seat = seep.to_act(state)[0]
     copy = msgspec.structs.replace(state)
     for command in seep.legal_commands(state, seat):
-        assert listed(state, seat, command) == (state.phase == "play")
-        assert listed(state, seat, msgspec.structs.replace(command)) == (state.phase == "play")  # equal is enough
-        assert not listed(copy, seat, command)
+        assert LAST_LISTING.holds(state, seat, command) == (state.phase == "play")
+        equal = msgspec.structs.replace(command)  # an equal command is enough
+        assert LAST_LISTING.holds(state, seat, equal) == (state.phase == "play")
+        assert not LAST_LISTING.holds(copy, seat, command)
         assert seep.decide(state, seat, command) == seep.decide(copy, seat, command)
 
 
@@ -196,7 +197,7 @@ def test_a_listed_command_is_checked_for_another_state() -> None:
     state = table({1: ["JH", "9C"]}, ["2S", "3H", "5D", "6C"])
     command = next(c for c in seep.legal_commands(state, 1) if isinstance(c, seep.Capture))
     other = table({1: ["JH", "9C"]}, ["2S", "3H", "4D"])
-    assert not listed(other, 1, command)
+    assert not LAST_LISTING.holds(other, 1, command)
     assert isinstance(seep.decide(other, 1, command), Rejection)
 
 
