@@ -78,7 +78,7 @@ def house_effect(state: State, seat: int, value: int) -> tuple[House | None, tup
     keyless = seat not in owners and partner(seat) in owners and state.config.partner_adds_without_key
     if not keyless and seat not in owners:
         owners = tuple(sorted((*owners, seat)))
-    return existing, owners, "add" if existing.cemented else "cement", keyless
+    return existing, owners, "add" if len(existing.components) > 1 else "cement", keyless  # House.cemented, uncompiled
 
 
 def build_terms(state: State, seat: int, counts: list[int], value: int) -> BuildTerms | Rejection:
