@@ -143,8 +143,9 @@ def _captured(state: State, event: Captured) -> State:
         for component in house.components:  # House.cards(), without a call into interpreted code
             gained += component
         houses = _set_house(houses, (house.value,), None)
+    team = event.team
     piles = list(state.piles)
-    piles[event.team] = piles[event.team] + gained
+    piles[team] = piles[team] + gained
     return replace(
         state,
         hands=_played(state, event.seat, event.card),
@@ -152,9 +153,9 @@ def _captured(state: State, event: Captured) -> State:
         houses=houses,
         piles=(piles[0], piles[1]),
         plays=event.play,
-        last_capture_team=event.team,
+        last_capture_team=team,
         window=gained,
-        window_team=event.team,
+        window_team=team,
     )
 
 
@@ -173,18 +174,17 @@ def _built(state: State, event: Built) -> State:
     used = {card for group in event.groups for card in group}
     used.update(event.merged)
     components = event.groups + tuple((card,) for card in event.merged)
-    existing = None
-    for house in state.houses:
-        if house.value == event.value:
-            existing = house
-    if existing is not None:
-        components = existing.components + components
-    house = House(value=event.value, components=components, owners=event.owners)
+    value = event.value
+    houses = state.houses
+    for existing in houses:
+        if existing.value == value:
+            components = existing.components + components
+    house = House(value=value, components=components, owners=event.owners)
     return replace(
         state,
         hands=_played(state, event.seat, event.card),
         loose=_without(state.loose, used),
-        houses=_set_house(state.houses, (event.value,), house),
+        houses=_set_house(houses, (value,), house),
         plays=event.play,
         window=(),
         window_team=None,

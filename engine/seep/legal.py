@@ -63,9 +63,10 @@ LAST_LISTING: Final = LastListing()
 def legal_commands(state: State, seat: int) -> list[Any]:
     phase = state.phase
     if phase == PLAY:
-        if seat != (state.dealer + state.plays + 1) % 4:
+        plays = state.plays
+        if seat != (state.dealer + plays + 1) % 4:
             return []
-        out = _plays(state, seat)
+        out = _plays(state, seat, plays)
         LAST_LISTING.remember(state, seat, out)
         return out
     if phase == BID and seat == (state.dealer + 1) % 4:
@@ -73,8 +74,9 @@ def legal_commands(state: State, seat: int) -> list[Any]:
     return []
 
 
-def _plays(state: State, seat: int) -> list[Any]:
-    """The plays of the seat to act (A7-A9)."""
+def _plays(state: State, seat: int, plays: int) -> list[Any]:
+    """The plays of the seat to act (A7-A9) after ``plays`` plays. (Struct fields and options
+    are read once per call: each read is a generic attribute lookup in the compiled build.)"""
     hand = state.hands[seat]
     # the hand's values, and as bits: ``held`` (one card or more of a value), ``twice`` (two or more)
     values: list[int] = []
@@ -88,7 +90,8 @@ def _plays(state: State, seat: int) -> list[Any]:
     houses: list[House | None] = [None] * 14
     house_bits = missing = last = 0
     breakable: list[House] = []
-    for house in state.houses:
+    on_floor = state.houses
+    for house in on_floor:
         value = house.value
         houses[value] = house
         bit = 1 << value
@@ -110,8 +113,7 @@ def _plays(state: State, seat: int) -> list[Any]:
         loose_values.append(value)
         loose_held |= 1 << value
         sums |= (sums << value) & SUMS_MASK
-    plays = state.plays
-    targets, needs_key = _build_targets(state, seat, held, houses, plays)
+    targets, needs_key = _build_targets(state, seat, held, houses, plays, config, len(on_floor))
 
     # The card values (bits) that may capture, be thrown, build or break. A card of
     # value v builds a house of value t when the loose cards reach t - v: that is bit
@@ -138,6 +140,7 @@ def _plays(state: State, seat: int) -> list[Any]:
     special = capturing | building | breaking
 
     floor: Floor | None = None
+    maximal = sets = direct = False  # the options the moves below depend on, read with the floor
     by_value: dict[int, Moves] = {}
     out: list[Any] = []
     for index in range(len(hand)):
@@ -152,16 +155,19 @@ def _plays(state: State, seat: int) -> list[Any]:
         if moves is None:
             if floor is None:
                 floor = Floor(loose, loose_values, sums)
+                maximal = config.capture_extent == "maximal"
+                sets = config.auto_merge_loose_sets
+                direct = config.allow_direct_cemented_build
             captures: list[Groups] = []
             if capturing & bit:
-                captures = floor.groupings(value, floor.full, config.capture_extent == "maximal")
+                captures = floor.groupings(value, floor.full, maximal)
                 if houses[value] is None:
                     captures = [groups for groups in captures if groups]
             builds: list[BuildShape] = []
             if building & bit:
                 # the card alone into its own value's house, when it is the seat's only key: no
                 excluded = bit if needs_key & bit and not twice & bit else 0
-                builds = _build_shapes(floor, config, houses, value, targets, excluded, loose_held)
+                builds = _build_shapes(floor, sets, direct, houses, value, targets, excluded, loose_held)
             breaks: list[int] = []
             if breaking & bit:
                 breaks = _breaks(state, seat, value, held, houses, breakable, missing)
@@ -181,15 +187,14 @@ def _plays(state: State, seat: int) -> list[Any]:
 
 
 def _build_targets(
-    state: State, seat: int, held: int, houses: list[House | None], plays: int
+    state: State, seat: int, held: int, houses: list[House | None], plays: int, config: Config, count: int
 ) -> tuple[list[int], int]:
     """The house values a HOUSE move may have whatever card is played (A8.3 conditions 1, 4, 6
     and A9); and, as bits, those for which the seat must keep a key (``held``: the values in
-    hand, as bits)."""
-    config = state.config
+    hand, as bits; ``count``: the houses on the floor)."""
     partner = (seat + 2) % 4
     limit = config.max_houses_on_floor
-    full = limit is not None and len(state.houses) >= limit
+    full = limit is not None and count >= limit
     targets: list[int] = []
     needs_key = 0
     # A9: at the opening only the bid value (a range: the compiled loop needs no iterator object)
@@ -212,15 +217,14 @@ def _build_targets(
 
 
 def _build_shapes(
-    floor: Floor, config: Config, houses: list[House | None], value: int, targets: list[int], excluded: int,
-    loose_held: int,
+    floor: Floor, sets: bool, direct: bool, houses: list[House | None], value: int, targets: list[int],
+    excluded: int, loose_held: int,
 ) -> list[BuildShape]:
     """Every HOUSE move with a card of ``value`` (A8.3) to one of ``targets`` but those whose
     bits are in ``excluded``: each set of loose cards joining the card, each choice of
-    further groups (``loose_held``: the loose cards' values, as bits)."""
+    further groups (``loose_held``: the loose cards' values, as bits; ``sets`` and ``direct``:
+    the options auto_merge_loose_sets and allow_direct_cemented_build)."""
     sums = floor.sums
-    sets = config.auto_merge_loose_sets
-    direct = config.allow_direct_cemented_build
     shapes: list[BuildShape] = []
     for target in targets:
         if target < value or not sums >> (target - value) & 1 or excluded >> target & 1:
