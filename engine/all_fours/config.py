@@ -44,8 +44,12 @@ def _default_kicks() -> dict[str, int]:
     return dict(DEFAULT_KICK_VALUES)
 
 
-class Config(msgspec.Struct, frozen=True):
-    """One match's rules: ``players`` and the options, with the rules file's defaults."""
+class Config(msgspec.Struct, frozen=True, cache_hash=True):
+    """One match's rules: ``players`` and the options, with the rules file's defaults.
+
+    ``cache_hash``: the hash is computed once (functools caches keyed by the config ask for it
+    at every call).
+    """
 
     players: int = DEFAULT_PLAYERS
     target_score: int = 14

@@ -42,12 +42,15 @@ FLAGS: Final = (
 FIRST_DEALER_RULES: Final = ("draw_lowest", "random")
 
 
-class Config(msgspec.Struct, frozen=True):
+class Config(msgspec.Struct, frozen=True, cache_hash=True):
     """One match's rules: ``players`` and every option, with the rules file's defaults.
 
     ``first_dealer`` is ``"draw_lowest"``, ``"random"`` or a seat number written in
     decimal (the option may be given as an integer); ``max_stock_refills`` is ``None``
     for no limit.
+
+    ``cache_hash``: the hash is computed once (functools caches keyed by the config ask for it
+    at every call).
     """
 
     players: int = DEFAULT_PLAYERS

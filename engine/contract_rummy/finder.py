@@ -210,21 +210,23 @@ def _is_natural(position: int, natural_positions: Sequence[int], as_jokers: Sequ
     return position in natural_positions and position not in as_jokers
 
 
-def _take(counts: Counts, naturals: Sequence[str]) -> bool:
-    """Remove ``naturals`` from ``counts`` if all are there (else change nothing)."""
-    for index, code in enumerate(naturals):
+def _take(counts: Counts, naturals: tuple[str, ...]) -> bool:
+    """Remove ``naturals`` from ``counts`` if all are there (else change nothing). (A tuple, not
+    any sequence: the compiled build then loops over it without an iterator object.)"""
+    for index in range(len(naturals)):
+        code = naturals[index]
         left = counts.get(code, 0)
         if left <= 0:
-            for back in naturals[:index]:
-                counts[back] += 1
+            for back in range(index):
+                counts[naturals[back]] += 1
             return False
         counts[code] = left - 1
     return True
 
 
-def _give(counts: Counts, naturals: Sequence[str]) -> None:
-    for code in naturals:
-        counts[code] += 1
+def _give(counts: Counts, naturals: tuple[str, ...]) -> None:
+    for index in range(len(naturals)):
+        counts[naturals[index]] += 1
 
 
 def _search(
@@ -290,16 +292,15 @@ def _repair(
     rank, suit = _FACTS[pin][:2]
     suit_code = SUITS[suit]
     rank_code = RANKS[rank]
-    get = counts.get
     held = 0
     for index, code in enumerate(_RANK_FACES[rank]):
-        if get(code, 0) > 0:
+        if counts.get(code, 0) > 0:
             held |= 1 << index
     mask = 0
     for bits, code in _SUIT_FACES[suit]:
-        if get(code, 0) > 0:
+        if counts.get(code, 0) > 0:
             mask |= bits
-    two_aces = get("A" + suit_code, 0) >= 2
+    two_aces = counts.get("A" + suit_code, 0) >= 2
     rule = shape.naturals
     parts: dict[str, list[Candidate]] = {}
     for substitute in (False, True) if jokers else (False,):

@@ -44,11 +44,14 @@ INTEGERS: Final[dict[str, int | None]] = {
 }
 
 
-class Config(msgspec.Struct, frozen=True):
+class Config(msgspec.Struct, frozen=True, cache_hash=True):
     """One match's rules, with the rules file's defaults.
 
     ``first_dealer`` is a seat, or None for the option's value ``random``;
     ``max_houses_on_floor`` None means no limit.
+
+    ``cache_hash``: the hash is computed once (functools caches keyed by the config ask for it
+    at every call).
     """
 
     players: int = DEFAULT_PLAYERS
