@@ -96,7 +96,7 @@ class Floor:
         self.sums = reachable_sums(values) if sums is None else sums
         self._by_sum: dict[int, list[int]] | None = None
         self._by_low: dict[tuple[int, int], list[int]] | None = None
-        self._memo: dict[tuple[int, bool, bool], dict[int, list[Grouping]]] = {}
+        self._memo: dict[tuple[int, bool, bool], dict[int, list[Grouping]]] | None = None  # made on first use
         self._cards: dict[int, tuple[str, ...]] = {}
 
     def _index(self) -> dict[int, list[int]]:
@@ -145,9 +145,12 @@ class Floor:
                 return [(), taken]
             if not inside:
                 return _NO_GROUPS
-        memo = self._memo.get((target, maximal, merged_singles))
+        memos = self._memo
+        if memos is None:
+            memos = self._memo = {}
+        memo = memos.get((target, maximal, merged_singles))
         if memo is None:
-            memo = self._memo[(target, maximal, merged_singles)] = {}
+            memo = memos[(target, maximal, merged_singles)] = {}
         by_low = self._by_low if self._by_low is not None else self._index_low()
         return self._select(target, avail, 1, maximal, merged_singles, memo, by_low)
 

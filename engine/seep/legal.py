@@ -50,6 +50,9 @@ Moves = tuple[list[Groups], bool, list[BuildShape], list[int]]
 
 #: Card values 1..13 as bits.
 _VALUES: Final = (1 << 14) - 2
+#: The houses by value of a floor without houses, and its breakable houses (shared, read-only).
+_NO_HOUSES: Final[list[House | None]] = [None] * 14
+_NONE_BREAKABLE: Final[list[House]] = []
 #: The played card alone as its own group: no loose card joins it (a list, like Floor.adding_to's).
 _ALONE: Final[list[int]] = [0]
 #: Bit reversal of 7 bits: two lookups reverse the 14 bits of a set of sums.
@@ -87,10 +90,10 @@ def _plays(state: State, seat: int, plays: int) -> list[Any]:
         bit = 1 << value
         twice |= held & bit
         held |= bit
-    houses: list[House | None] = [None] * 14
-    house_bits = missing = last = 0
-    breakable: list[House] = []
     on_floor = state.houses
+    houses: list[House | None] = [None] * 14 if on_floor else _NO_HOUSES  # (read-only when shared)
+    house_bits = missing = last = 0
+    breakable: list[House] = _NONE_BREAKABLE
     for house in on_floor:
         value = house.value
         houses[value] = house
@@ -102,7 +105,7 @@ def _plays(state: State, seat: int, plays: int) -> list[Any]:
             elif not twice & bit:
                 last |= bit
         elif len(house.components) == 1:
-            breakable.append(house)
+            breakable = [*breakable, house]
     config = state.config
     loose = state.loose
     loose_values: list[int] = []
