@@ -67,3 +67,18 @@ def test_the_command_writes_table_json_and_markdown(tmp_path: Path, capsys: pyte
     assert report["machine"]["cpu"] and report["machine"]["python"]
     assert len(report["probes"]["grpc.echo"]["samples"]["p50_us"]) == 2
     assert out_md.read_text().startswith("Machine: ") and "| name | figure |" in out_md.read_text()
+
+
+@pytest.mark.parametrize("game", ["seep", "all_fours", "contract_rummy"])
+def test_the_step_breakdown_times_every_call(game: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """``python -m bench.steps GAME`` replays the recorded steps and prints each call's cost."""
+    from bench import steps
+
+    assert steps.main([game, "--matches", "1"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"{game}: 1 matches, ")
+    for call in ("legal_commands", "decide (listed)", "fold of its events", "to_act + is_over"):
+        line = next(line for line in out.splitlines() if line.strip().startswith(call))
+        assert float(line.split()[-2]) > 0, line
+    with pytest.raises(SystemExit):
+        steps.main([game, "--matches", "0"])
