@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from msgspec.structs import replace as _replace
 
@@ -49,11 +49,9 @@ def _dealt(stock: tuple[str, ...], cards: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _played(state: State, seat: int, card: str) -> tuple[tuple[str, ...], ...]:
-    """The hands once ``seat`` has played ``card`` (slices: no loop in Python)."""
+    """The hands once ``seat`` has played ``card`` (a hand holds each card once)."""
     hands = list(state.hands)
-    hand = hands[seat]
-    index = hand.index(card)
-    hands[seat] = hand[:index] + hand[index + 1 :]
+    hands[seat] = tuple([held for held in hands[seat] if held != card])
     return tuple(hands)
 
 
@@ -277,4 +275,13 @@ _HANDLERS: Final[dict[type, Callable[[State, Any], State]]] = {
 
 def evolve(state: State, event: Event) -> State:
     """Apply one event (DESIGN.md: the reducer never fails on a log that decide produced)."""
-    return _HANDLERS[type(event)](state, event)
+    kind = type(event)
+    # The plays first, called directly: in the compiled build a call through the table goes
+    # through each handler's Python-level entry (its arguments parsed again).
+    if kind is Thrown:
+        return _thrown(state, cast(Thrown, event))
+    if kind is Captured:
+        return _captured(state, cast(Captured, event))
+    if kind is Built:
+        return _built(state, cast(Built, event))
+    return _HANDLERS[kind](state, event)

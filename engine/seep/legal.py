@@ -50,6 +50,9 @@ Moves = tuple[list[Groups], bool, list[BuildShape], list[int]]
 
 #: Card values 1..13 as bits.
 _VALUES: Final = (1 << 14) - 2
+#: House values 9..13 as bits, and no house value at all (shared, read-only).
+_HOUSE_VALUE_BITS: Final = sum(1 << value for value in HOUSE_VALUES)
+_NO_TARGETS: Final[list[int]] = []
 #: The houses by value of a floor without houses, and its breakable houses (shared, read-only).
 _NO_HOUSES: Final[list[House | None]] = [None] * 14
 _NONE_BREAKABLE: Final[list[House]] = []
@@ -116,7 +119,10 @@ def _plays(state: State, seat: int, plays: int) -> list[Any]:
         loose_values.append(value)
         loose_held |= 1 << value
         sums |= (sums << value) & SUMS_MASK
-    targets, needs_key = _build_targets(state, seat, held, houses, plays, config, len(on_floor))
+    if on_floor or held & _HOUSE_VALUE_BITS:
+        targets, needs_key = _build_targets(state, seat, held, houses, plays, config, len(on_floor))
+    else:  # no house to join, no key for a new one
+        targets, needs_key = _NO_TARGETS, 0
 
     # The card values (bits) that may capture, be thrown, build or break. A card of
     # value v builds a house of value t when the loose cards reach t - v: that is bit

@@ -277,7 +277,11 @@ def _apply(state: State, seat: int, command: Any) -> Sequence[Any]:
     if kind is Throw:
         return _after_play(state, [Thrown(seat=seat, play=state.plays + 1, card=command.card)])
     if kind is Capture:
-        return _captured(state, seat, command.card, command.groups, sum(map(len, command.groups)))
+        groups = command.groups
+        taken = 0
+        for group in groups:
+            taken += len(group)
+        return _captured(state, seat, command.card, groups, taken)
     if kind is Build:
         existing, owners, action, _keyless = house_effect(state, seat, command.value)
         merged: tuple[str, ...] = ()
