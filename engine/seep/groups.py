@@ -187,7 +187,8 @@ class Floor:
                     out, extended = list(out), True
                 cards = self.cards_of(group)
                 tails = self._select(target, rem & ~group, sums, maximal, merged, memo, by_low)
-                out += [(cards, *tail) for tail in tails]
+                # (cards,) + tail: one tuple; the compiled (cards, *tail) builds a list and converts it
+                out += [(cards,) + tail for tail in tails]  # noqa: RUF005
         memo[key] = out
         return out
 

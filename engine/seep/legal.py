@@ -50,6 +50,10 @@ Moves = tuple[list[Groups], bool, list[BuildShape], list[int]]
 
 #: Card values 1..13 as bits.
 _VALUES: Final = (1 << 14) - 2
+#: A value's moves when it has none of a kind (shared, read-only: no list made for nothing).
+_NO_CAPTURES: Final[list[Groups]] = []
+_NO_BUILDS: Final[list[BuildShape]] = []
+_NO_BREAKS: Final[list[int]] = []
 #: House values 9..13 as bits, and no house value at all (shared, read-only).
 _HOUSE_VALUE_BITS: Final = sum(1 << value for value in HOUSE_VALUES)
 _NO_TARGETS: Final[list[int]] = []
@@ -167,17 +171,17 @@ def _plays(state: State, seat: int, plays: int) -> list[Any]:
                 maximal = config.capture_extent == "maximal"
                 sets = config.auto_merge_loose_sets
                 direct = config.allow_direct_cemented_build
-            captures: list[Groups] = []
+            captures = _NO_CAPTURES
             if capturing & bit:
                 captures = floor.groupings(value, floor.full, maximal)
                 if houses[value] is None:
                     captures = [groups for groups in captures if groups]
-            builds: list[BuildShape] = []
+            builds = _NO_BUILDS
             if building & bit:
                 # the card alone into its own value's house, when it is the seat's only key: no
                 excluded = bit if needs_key & bit and not twice & bit else 0
                 builds = _build_shapes(floor, sets, direct, houses, value, targets, excluded, loose_held)
-            breaks: list[int] = []
+            breaks = _NO_BREAKS
             if breaking & bit:
                 breaks = _breaks(state, seat, value, held, houses, breakable, missing)
             moves = by_value[value] = (captures, bool(throwing & bit), builds, breaks)
