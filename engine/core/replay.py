@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from msgspec import StructMeta
 
@@ -25,6 +25,11 @@ def new_match(game: GameRules, config: Any, setup: Setup) -> tuple[Any, list[Any
     return fold(game, game.initial(config), events), events
 
 
+# ``Final``: the compiled build keeps it in a C static (a plain module name is a dictionary
+# lookup at every use).
+_STRUCT_META: Final = StructMeta
+
+
 def apply(
     game: GameRules, state: Any, seat: int, command: Any
 ) -> tuple[Any, Sequence[Any]] | Rejection:
@@ -32,9 +37,9 @@ def apply(
     # A typed command is a Struct, never a Mapping (checked first: the ABC check is slow). Both
     # checks look at classes CPython answers for at once: ``isinstance(x, Struct)`` would go
     # through StructMeta's instance hook, and Rejection is final.
-    if not isinstance(type(command), StructMeta) and isinstance(command, Mapping):
+    if not isinstance(type(command), _STRUCT_META) and isinstance(command, Mapping):
         command = parse_command(game, command)
     outcome = game.decide(state, seat, command)
-    if type(outcome) is Rejection:
+    if type(outcome) is Rejection:  # (mypy narrows on the class itself, not on an alias)
         return outcome
     return fold(game, state, outcome), outcome

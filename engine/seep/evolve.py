@@ -33,8 +33,12 @@ from engine.seep.events import (
 from engine.seep.state import BID, OVER, PLAY, House, LastDeal, State
 
 # ``Final``: the compiled build keeps these in C statics (a plain module name is a dictionary
-# lookup at every use, and there is one ``replace`` per event).
+# lookup at every use, and there is one ``replace`` per event); the play events' classes too.
 replace: Final = _replace
+_THROWN: Final = Thrown
+_CAPTURED: Final = Captured
+_BUILT: Final = Built
+_HOUSE: Final = House
 
 
 def _without(cards: tuple[str, ...], gone: tuple[str, ...] | frozenset[str] | set[str]) -> tuple[str, ...]:
@@ -177,7 +181,7 @@ def _built(state: State, event: Built) -> State:
     for existing in houses:
         if existing.value == value:
             components = existing.components + components
-    house = House(value=value, components=components, owners=event.owners)
+    house = _HOUSE(value=value, components=components, owners=event.owners)
     return replace(
         state,
         hands=_played(state, event.seat, event.card),
@@ -198,7 +202,7 @@ def _broken(state: State, event: Broken) -> State:
         elif house.value == event.value:
             components = house.components
     components = (*components, raised, *((card,) for card in event.merged))
-    house = House(value=event.value, components=components, owners=event.owners)
+    house = _HOUSE(value=event.value, components=components, owners=event.owners)
     return replace(
         state,
         hands=_played(state, event.seat, event.card),
@@ -278,10 +282,10 @@ def evolve(state: State, event: Event) -> State:
     kind = type(event)
     # The plays first, called directly: in the compiled build a call through the table goes
     # through each handler's Python-level entry (its arguments parsed again).
-    if kind is Thrown:
+    if kind is _THROWN:
         return _thrown(state, cast(Thrown, event))
-    if kind is Captured:
+    if kind is _CAPTURED:
         return _captured(state, cast(Captured, event))
-    if kind is Built:
+    if kind is _BUILT:
         return _built(state, cast(Built, event))
     return _HANDLERS[kind](state, event)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 from engine.core.cards import STANDARD_PACK
 from engine.core.chance import Chance, ShuffleUnavailable, advance, next_order
@@ -44,6 +44,15 @@ from engine.seep.state import BID, OVER, PLAY, State
 from engine.seep.turn import actor, house_of
 
 _PACK_INDEX = {card: index for index, card in enumerate(STANDARD_PACK)}
+# ``Final``: the compiled build keeps these in C statics (a plain module name is a dictionary
+# lookup at every use): the classes a listed play is told apart by and makes its events with.
+_THROW: Final = Throw
+_CAPTURE: Final = Capture
+_BUILD: Final = Build
+_THROWN: Final = Thrown
+_CAPTURED: Final = Captured
+_SWEEP_SCORED: Final = SweepScored
+_BUILT: Final = Built
 
 
 def fallback_seed(material: Any) -> str:
@@ -274,15 +283,15 @@ def _apply(state: State, seat: int, command: Any) -> Sequence[Any]:
     """The events of a play ``legal_commands`` listed for ``state`` and ``seat`` (it lists no
     other commands in phase play)."""
     kind = type(command)
-    if kind is Throw:
-        return _after_play(state, [Thrown(seat=seat, play=state.plays + 1, card=command.card)])
-    if kind is Capture:
+    if kind is _THROW:
+        return _after_play(state, [_THROWN(seat=seat, play=state.plays + 1, card=command.card)])
+    if kind is _CAPTURE:
         groups = command.groups
         taken = 0
         for group in groups:
             taken += len(group)
         return _captured(state, seat, command.card, groups, taken)
-    if kind is Build:
+    if kind is _BUILD:
         existing, owners, action, _keyless = house_effect(state, seat, command.value)
         merged: tuple[str, ...] = ()
         if existing is None:
@@ -300,18 +309,18 @@ def _captured(state: State, seat: int, card: str, groups: Groups, taken: int) ->
     """A capture of ``groups`` (``taken`` loose cards in all) and the house of the card's value (A8.1)."""
     house = house_of(state, VALUE[card])
     play = state.plays + 1
-    events: list[Any] = [Captured(seat=seat, play=play, card=card, groups=groups, house=house, team=team(seat))]
+    events: list[Any] = [_CAPTURED(seat=seat, play=play, card=card, groups=groups, house=house, team=team(seat))]
     if taken == len(state.loose) and len(state.houses) == (0 if house is None else 1):
         sweep = _sweep_points(state, play)
         if sweep is not None:
-            events.append(SweepScored(seat=seat, team=team(seat), play=play, points=sweep))
+            events.append(_SWEEP_SCORED(seat=seat, team=team(seat), play=play, points=sweep))
     return _after_play(state, events)
 
 
 def _built(
     state: State, seat: int, command: Build, merged: tuple[str, ...], owners: tuple[int, ...], action: str
 ) -> list[Any]:
-    event = Built(
+    event = _BUILT(
         seat=seat,
         play=state.plays + 1,
         card=command.card,
