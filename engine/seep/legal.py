@@ -154,7 +154,7 @@ def _plays(state: State, seat: int, plays: int) -> list[Any]:
 
     floor: Floor | None = None
     maximal = sets = direct = False  # the options the moves below depend on, read with the floor
-    by_value: dict[int, Moves] = {}
+    by_value: list[Moves | None] = [None] * 14  # the moves of each card value met so far
     out: list[Any] = []
     for index in range(len(hand)):
         value = values[index]
@@ -164,7 +164,7 @@ def _plays(state: State, seat: int, plays: int) -> list[Any]:
                 out.append(_THROWS[hand[index]])
             continue
         card = hand[index]
-        moves = by_value.get(value)
+        moves = by_value[value]
         if moves is None:
             if floor is None:
                 floor = Floor(loose, loose_values, sums)

@@ -115,14 +115,16 @@ def _count(value: object) -> bool:
 
 def decide(state: State, seat: int, command: Any) -> Sequence[Any] | Rejection:
     """The events ``command`` causes, with every automatic consequence, or a rejection (A15)."""
+    if LAST_LISTING.holds(state, seat, command):
+        # listed for this very state, so for the seat to act in phase play (legal_commands
+        # remembers nothing else): no rejection can apply, no second check is needed
+        return _apply(state, seat, command)
     if state.phase == OVER:
         return Rejection(RejectionCode.GAME_OVER, "the match is over", "A12")
     current = actor(state)
     if current is None or seat != current:
         who = "nobody" if current is None else f"seat {current}"
         return Rejection(RejectionCode.NOT_YOUR_TURN, f"it is {who}'s turn, not seat {seat}'s", "A5.7")
-    if LAST_LISTING.holds(state, seat, command):  # listed for this very state: no second check
-        return _apply(state, seat, command)
     if isinstance(command, Malformed):
         return _invalid(command.reason)
     if isinstance(command, Bid):
