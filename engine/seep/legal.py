@@ -191,7 +191,9 @@ def _plays(state: State, seat: int, plays: int) -> list[Any]:
         if throw:
             out.append(_THROWS[card])
         for target, own, rests in builds:
-            head = ((card, *own),)  # the card's own group, then each choice of further groups
+            # the card's own group, then each choice of further groups ((card,) + own: one tuple,
+            # where the compiled (card, *own) builds a list and converts it)
+            head = ((card,) + own,)  # noqa: RUF005
             for rest in rests:
                 out.append(_BUILD(card, target, head + rest))
         for house_value in breaks:
