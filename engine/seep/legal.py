@@ -70,6 +70,38 @@ _REV7: Final = tuple(int(f"{bits:07b}"[::-1], 2) for bits in range(128))
 LAST_LISTING: Final = LastListing()
 
 
+class Options:
+    """The options a listing reads, as attributes of a compiled class: a config's own fields are
+    generic attribute lookups in the compiled build, and a listing reads up to eight of them."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.throw_when_capture_available = config.throw_when_capture_available
+        self.maximal = config.capture_extent == "maximal"
+        self.auto_merge_loose_sets = config.auto_merge_loose_sets
+        self.allow_direct_cemented_build = config.allow_direct_cemented_build
+        self.max_houses_on_floor = config.max_houses_on_floor
+        self.partner_adds_without_key = config.partner_adds_without_key
+        self.allow_break_partner_house = config.allow_break_partner_house
+        self.break_into_partner_house_without_key = config.break_into_partner_house_without_key
+
+
+class _LastOptions:
+    """The options of the last config listed for (a match lists with one config object throughout)."""
+
+    def __init__(self) -> None:
+        self.last: Options | None = None
+
+    def of(self, config: Config) -> Options:
+        last = self.last
+        if last is None or last.config is not config:
+            last = self.last = Options(config)
+        return last
+
+
+_OPTIONS: Final = _LastOptions()
+
+
 def legal_commands(state: State, seat: int) -> list[Any]:
     phase = state.phase
     if phase == PLAY:
@@ -113,7 +145,7 @@ def _plays(state: State, seat: int, plays: int) -> list[Any]:
                 last |= bit
         elif len(house.components) == 1:
             breakable = [*breakable, house]
-    config = state.config
+    options = _OPTIONS.of(state.config)
     loose = state.loose
     loose_values: list[int] = []
     loose_held = 0
@@ -124,7 +156,7 @@ def _plays(state: State, seat: int, plays: int) -> list[Any]:
         loose_held |= 1 << value
         sums |= (sums << value) & SUMS_MASK
     if on_floor or held & _HOUSE_VALUE_BITS:
-        targets, needs_key = _build_targets(state, seat, held, houses, plays, config, len(on_floor))
+        targets, needs_key = _build_targets(state, seat, held, houses, plays, options, len(on_floor))
     else:  # no house to join, no key for a new one
         targets, needs_key = _NO_TARGETS, 0
 
@@ -138,7 +170,7 @@ def _plays(state: State, seat: int, plays: int) -> list[Any]:
         playable = 1 << (state.bid or 0)
         breaking = 0
     capturing = (sums | house_bits) & playable
-    throwing = ~house_bits & playable if config.throw_when_capture_available else ~(house_bits | sums) & playable
+    throwing = ~house_bits & playable if options.throw_when_capture_available else ~(house_bits | sums) & playable
     if missing:  # rule R for the seat's houses it holds no key for (F4 excludes them in play)
         targets = [target for target in targets if not missing & ~(1 << target)]
     reversed_sums = _REV7[sums & 127] << 7 | _REV7[sums >> 7]
@@ -153,7 +185,6 @@ def _plays(state: State, seat: int, plays: int) -> list[Any]:
     special = capturing | building | breaking
 
     floor: Floor | None = None
-    maximal = sets = direct = False  # the options the moves below depend on, read with the floor
     by_value: list[Moves | None] = [None] * 14  # the moves of each card value met so far
     out: list[Any] = []
     for index in range(len(hand)):
@@ -168,22 +199,19 @@ def _plays(state: State, seat: int, plays: int) -> list[Any]:
         if moves is None:
             if floor is None:
                 floor = Floor(loose, loose_values, sums)
-                maximal = config.capture_extent == "maximal"
-                sets = config.auto_merge_loose_sets
-                direct = config.allow_direct_cemented_build
             captures = _NO_CAPTURES
             if capturing & bit:
-                captures = floor.groupings(value, floor.full, maximal)
+                captures = floor.groupings(value, floor.full, options.maximal)
                 if houses[value] is None:
                     captures = [groups for groups in captures if groups]
             builds = _NO_BUILDS
             if building & bit:
                 # the card alone into its own value's house, when it is the seat's only key: no
                 excluded = bit if needs_key & bit and not twice & bit else 0
-                builds = _build_shapes(floor, sets, direct, houses, value, targets, excluded, loose_held)
+                builds = _build_shapes(floor, options, houses, value, targets, excluded, loose_held)
             breaks = _NO_BREAKS
             if breaking & bit:
-                breaks = _breaks(state, seat, value, held, houses, breakable, missing)
+                breaks = _breaks(seat, options, value, held, houses, breakable, missing)
             moves = by_value[value] = (captures, bool(throwing & bit), builds, breaks)
         captures, throw, builds, breaks = moves
         for groups in captures:
@@ -202,13 +230,13 @@ def _plays(state: State, seat: int, plays: int) -> list[Any]:
 
 
 def _build_targets(
-    state: State, seat: int, held: int, houses: list[House | None], plays: int, config: Config, count: int
+    state: State, seat: int, held: int, houses: list[House | None], plays: int, options: Options, count: int
 ) -> tuple[list[int], int]:
     """The house values a HOUSE move may have whatever card is played (A8.3 conditions 1, 4, 6
     and A9); and, as bits, those for which the seat must keep a key (``held``: the values in
     hand, as bits; ``count``: the houses on the floor)."""
     partner = (seat + 2) % 4
-    limit = config.max_houses_on_floor
+    limit = options.max_houses_on_floor
     full = limit is not None and count >= limit
     targets: list[int] = []
     needs_key = 0
@@ -222,7 +250,7 @@ def _build_targets(
             key = True
         else:
             owners = house.owners
-            key = not (seat not in owners and partner in owners and config.partner_adds_without_key)
+            key = not (seat not in owners and partner in owners and options.partner_adds_without_key)
         if key:
             if not held >> target & 1:
                 continue
@@ -232,14 +260,15 @@ def _build_targets(
 
 
 def _build_shapes(
-    floor: Floor, sets: bool, direct: bool, houses: list[House | None], value: int, targets: list[int],
+    floor: Floor, options: Options, houses: list[House | None], value: int, targets: list[int],
     excluded: int, loose_held: int,
 ) -> list[BuildShape]:
     """Every HOUSE move with a card of ``value`` (A8.3) to one of ``targets`` but those whose
     bits are in ``excluded``: each set of loose cards joining the card, each choice of
-    further groups (``loose_held``: the loose cards' values, as bits; ``sets`` and ``direct``:
-    the options auto_merge_loose_sets and allow_direct_cemented_build)."""
+    further groups (``loose_held``: the loose cards' values, as bits)."""
     sums = floor.sums
+    sets = options.auto_merge_loose_sets
+    direct = options.allow_direct_cemented_build
     shapes: list[BuildShape] = []
     for target in targets:
         if target < value or not sums >> (target - value) & 1 or excluded >> target & 1:
@@ -261,22 +290,21 @@ def _build_shapes(
 
 
 def _breaks(
-    state: State, seat: int, value: int, held: int, houses: list[House | None], breakable: list[House],
+    seat: int, options: Options, value: int, held: int, houses: list[House | None], breakable: list[House],
     missing: int,
 ) -> list[int]:
     """The houses a card of ``value`` (1..4) may break (A8.4; ``breakable``: ordinary, not the seat's;
     ``held``: the values in hand, as bits)."""
-    config = state.config
     partner = (seat + 2) % 4
     out: list[int] = []
     for house in breakable:
-        if partner in house.owners and not config.allow_break_partner_house:
+        if partner in house.owners and not options.allow_break_partner_house:
             continue
         raised = house.value + value
         if raised > 13:
             continue
         into = houses[raised]
-        if into is not None and partner in into.owners and config.break_into_partner_house_without_key:
+        if into is not None and partner in into.owners and options.break_into_partner_house_without_key:
             owns = seat in into.owners  # B-14: the breaker does not join the owners
         else:
             owns = True
