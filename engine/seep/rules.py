@@ -225,7 +225,8 @@ def _throw(state: State, seat: int, command: Throw) -> Sequence[Any] | Rejection
     problem = throw_error(state, command.card)
     if problem:
         return problem
-    return _after_play(state, [Thrown(seat=seat, play=state.plays + 1, card=command.card)])
+    play = state.plays + 1
+    return _after_play(state, play, [Thrown(seat=seat, play=play, card=command.card)])
 
 
 def _build(state: State, seat: int, command: Build) -> Sequence[Any] | Rejection:
@@ -286,7 +287,8 @@ def _apply(state: State, seat: int, command: Any) -> Sequence[Any]:
     other commands in phase play)."""
     kind = type(command)
     if kind is _THROW:
-        return _after_play(state, [_THROWN(seat=seat, play=state.plays + 1, card=command.card)])
+        play = state.plays + 1
+        return _after_play(state, play, [_THROWN(seat=seat, play=play, card=command.card)])
     if kind is _CAPTURE:
         groups = command.groups
         taken = 0
@@ -316,15 +318,16 @@ def _captured(state: State, seat: int, card: str, groups: Groups, taken: int) ->
         sweep = _sweep_points(state, play)
         if sweep is not None:
             events.append(_SWEEP_SCORED(seat=seat, team=team(seat), play=play, points=sweep))
-    return _after_play(state, events)
+    return _after_play(state, play, events)
 
 
 def _built(
     state: State, seat: int, command: Build, merged: tuple[str, ...], owners: tuple[int, ...], action: str
 ) -> list[Any]:
+    play = state.plays + 1
     event = _BUILT(
         seat=seat,
-        play=state.plays + 1,
+        play=play,
         card=command.card,
         value=command.value,
         groups=command.groups,
@@ -332,13 +335,14 @@ def _built(
         merged=merged,
         owners=owners,
     )
-    return _after_play(state, [event])
+    return _after_play(state, play, [event])
 
 
 def _broken(state: State, seat: int, command: Break, terms: BreakTerms) -> list[Any]:
+    play = state.plays + 1
     event = Broken(
         seat=seat,
-        play=state.plays + 1,
+        play=play,
         card=command.card,
         house=command.house,
         value=terms.value,
@@ -346,12 +350,12 @@ def _broken(state: State, seat: int, command: Break, terms: BreakTerms) -> list[
         merged=terms.merged,
         owners=terms.owners,
     )
-    return _after_play(state, [event])
+    return _after_play(state, play, [event])
 
 
-def _after_play(state: State, events: list[Any]) -> list[Any]:
-    """The rest of the deal after the opening (A5.6); the end of the deal after play #48 (A10-A13)."""
-    play = state.plays + 1
+def _after_play(state: State, play: int, events: list[Any]) -> list[Any]:
+    """The rest of the deal after the opening (A5.6); the end of the deal after play #48 (A10-A13);
+    ``play``: the number of the play just made."""
     if play == 1:
         events += rest_of_deal(state)
     elif play == PLAYS_PER_DEAL:
