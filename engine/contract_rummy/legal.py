@@ -207,14 +207,28 @@ def _never_three_runs(counts: Counts, mode: str) -> bool:
     return extra > 1 or (len(suits) == 4 and (extra == 1 or min(suits.values()) > 1))
 
 
+#: Per rank its codes (suits in SUITS order); per suit the code at each run position 1..14.
+_RANK_CODES: Final = {rank: tuple(rank + suit for suit in SUITS) for rank in RANKS}
+_RUN_CODES: Final = {suit: ("", *(face_at(suit, position) for position in range(1, 15))) for suit in SUITS}
+
+
 def _could_meld(counts: Counts, jokers: int, card: str, min_run: int) -> bool:
-    """A quick necessary test: can ``card`` (natural) be in some meld made from ``counts`` and jokers?"""
+    """A quick necessary test: can ``card`` (natural) be in some meld made from ``counts`` and jokers?
+    (Plain loops over precomputed codes: it runs for every dig depth.)"""
     rank, suit = card[:-1], card[-1]
-    if sum(1 for s in SUITS if counts.get(rank + s, 0) > 0) + jokers >= 3:
+    found = jokers  # the set: the rank's suits held, and the jokers
+    for code in _RANK_CODES[rank]:
+        if counts.get(code, 0) > 0:
+            found += 1
+    if found >= 3:
         return True
+    codes = _RUN_CODES[suit]
     for at in (1, 14) if rank == "A" else (POSITION[rank],):
         for low in range(max(1, at - min_run + 1), min(at, 15 - min_run) + 1):
-            gaps = sum(1 for p in range(low, low + min_run) if counts.get(face_at(suit, p), 0) <= 0)
+            gaps = 0
+            for position in range(low, low + min_run):
+                if counts.get(codes[position], 0) <= 0:
+                    gaps += 1
             if gaps <= jokers:
                 return True
     return False
