@@ -137,21 +137,26 @@ def _floor_revealed(state: State, event: FloorRevealed) -> State:
 
 
 def _captured(state: State, event: Captured) -> State:
-    taken = tuple([card for group in event.groups for card in group])
-    gained = (event.card, *taken)
+    card = event.card
+    cards = [card]  # what the team gains: the card, the groups, then the house (one list, one tuple)
+    for group in event.groups:
+        cards.extend(group)
+    # (the played card is not a loose card: leaving it among those removed changes nothing)
+    loose = _without(state.loose, tuple(cards)) if len(cards) > 1 else state.loose
     houses = state.houses
     house = event.house
     if house is not None:
         for component in house.components:  # House.cards(), without a call into interpreted code
-            gained += component
+            cards.extend(component)
         houses = _set_house(houses, (house.value,), None)
+    gained = tuple(cards)
     team = event.team
     piles = list(state.piles)
     piles[team] = piles[team] + gained
     return replace(
         state,
-        hands=_played(state, event.seat, event.card),
-        loose=_without(state.loose, taken) if taken else state.loose,
+        hands=_played(state, event.seat, card),
+        loose=loose,
         houses=houses,
         piles=(piles[0], piles[1]),
         plays=event.play,
@@ -165,7 +170,7 @@ def _thrown(state: State, event: Thrown) -> State:
     return replace(
         state,
         hands=_played(state, event.seat, event.card),
-        loose=(*state.loose, event.card),
+        loose=state.loose + (event.card,),  # noqa: RUF005 (one tuple; the compiled (*a, b) goes through a list)
         plays=event.play,
         window=(),
         window_team=None,

@@ -185,7 +185,7 @@ def _plays(state: State, seat: int, plays: int) -> list[Any]:
     special = capturing | building | breaking
 
     floor: Floor | None = None
-    by_value: list[Moves | None] = [None] * 14  # the moves of each card value met so far
+    by_value: list[Moves | None] | None = None  # the moves of each card value met so far (made when needed)
     out: list[Any] = []
     for index in range(len(hand)):
         value = values[index]
@@ -195,6 +195,8 @@ def _plays(state: State, seat: int, plays: int) -> list[Any]:
                 out.append(_THROWS[hand[index]])
             continue
         card = hand[index]
+        if by_value is None:
+            by_value = [None] * 14
         moves = by_value[value]
         if moves is None:
             if floor is None:
