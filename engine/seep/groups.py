@@ -49,17 +49,24 @@ def has_group(values: Iterable[int], target: int) -> bool:
 def _sets_by_sum(values: tuple[int, ...]) -> dict[int, list[int]]:
     """Every set of cards (bitmask) of ``values`` adding up to 1..13, by its sum (sets of a sum
     in order of their highest card). Doubling: each card joins every set listed so far that
-    it does not push over 13."""
-    subsets = [(0, 0)]
-    for index, value in enumerate(values):
+    it does not push over 13. (Masks and sums in two lists of ints: no tuple per set.)"""
+    masks = [0]
+    totals = [0]
+    for index in range(len(values)):
+        value = values[index]
         bit = 1 << index
-        subsets += [(mask | bit, total + value) for mask, total in subsets if total + value <= MAX_SUM]
+        for at in range(len(masks)):  # the sets listed before this card
+            total = totals[at] + value
+            if total <= MAX_SUM:
+                masks.append(masks[at] | bit)
+                totals.append(total)
     by_sum: dict[int, list[int]] = {}
-    for mask, total in subsets:
+    for at in range(len(masks)):
+        total = totals[at]
         if total in by_sum:
-            by_sum[total].append(mask)
+            by_sum[total].append(masks[at])
         else:
-            by_sum[total] = [mask]
+            by_sum[total] = [masks[at]]
     return by_sum
 
 
