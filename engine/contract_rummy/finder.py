@@ -293,7 +293,7 @@ def _repair(
     suit_code = SUITS[suit]
     rank_code = RANKS[rank]
     held = 0
-    for index, code in enumerate(_RANK_FACES[rank]):
+    for index, code in enumerate(RANK_FACES[rank]):
         if counts.get(code, 0) > 0:
             held |= 1 << index
     mask = 0
@@ -341,7 +341,7 @@ def _repair(
 
 #: Per rank (index in RANKS): its codes, suits in SUITS order. Per suit: (position bits, code) of
 #: its codes (an ace at both 1 and 14).
-_RANK_FACES: Final = tuple(tuple(rank + suit for suit in SUITS) for rank in RANKS)
+RANK_FACES: Final = tuple(tuple(rank + suit for suit in SUITS) for rank in RANKS)
 _SUIT_FACES: Final = tuple(tuple((_FACTS[rank + suit][2], rank + suit) for rank in RANKS) for suit in SUITS)
 
 

@@ -27,6 +27,7 @@ from engine.contract_rummy.commands import (
 )
 from engine.contract_rummy.config import CONTRACTS, Config
 from engine.contract_rummy.finder import (
+    RANK_FACES,
     Candidate,
     Counts,
     LeftoverRule,
@@ -207,8 +208,7 @@ def _never_three_runs(counts: Counts, mode: str) -> bool:
     return extra > 1 or (len(suits) == 4 and (extra == 1 or min(suits.values()) > 1))
 
 
-#: Per rank its codes (suits in SUITS order); per suit the code at each run position 1..14.
-_RANK_CODES: Final = {rank: tuple(rank + suit for suit in SUITS) for rank in RANKS}
+#: Per suit the code at each run position 1..14 (a rank's codes: finder.RANK_FACES).
 _RUN_CODES: Final = {suit: ("", *(face_at(suit, position) for position in range(1, 15))) for suit in SUITS}
 
 
@@ -217,7 +217,7 @@ def _could_meld(counts: Counts, jokers: int, card: str, min_run: int) -> bool:
     (Plain loops over precomputed codes: it runs for every dig depth.)"""
     rank, suit = card[:-1], card[-1]
     found = jokers  # the set: the rank's suits held, and the jokers
-    for code in _RANK_CODES[rank]:
+    for code in RANK_FACES[POSITION[rank] - 1]:
         if counts.get(code, 0) > 0:
             found += 1
     if found >= 3:

@@ -155,10 +155,7 @@ def _plays(state: State, seat: int, plays: int) -> list[Any]:
         loose_values.append(value)
         loose_held |= 1 << value
         sums |= (sums << value) & SUMS_MASK
-    if on_floor or held & _HOUSE_VALUE_BITS:
-        targets, needs_key = _build_targets(state, seat, held, houses, plays, options, len(on_floor))
-    else:  # no house to join, no key for a new one
-        targets, needs_key = _NO_TARGETS, 0
+    targets, needs_key = _build_targets(state, seat, held, houses, plays, options, len(on_floor))
 
     # The card values (bits) that may capture, be thrown, build or break. A card of
     # value v builds a house of value t when the loose cards reach t - v: that is bit
@@ -237,6 +234,8 @@ def _build_targets(
     """The house values a HOUSE move may have whatever card is played (A8.3 conditions 1, 4, 6
     and A9); and, as bits, those for which the seat must keep a key (``held``: the values in
     hand, as bits; ``count``: the houses on the floor)."""
+    if not count and not held & _HOUSE_VALUE_BITS:
+        return _NO_TARGETS, 0  # no house to join, no key for a new one
     partner = (seat + 2) % 4
     limit = options.max_houses_on_floor
     full = limit is not None and count >= limit

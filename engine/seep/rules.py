@@ -225,8 +225,7 @@ def _throw(state: State, seat: int, command: Throw) -> Sequence[Any] | Rejection
     problem = throw_error(state, command.card)
     if problem:
         return problem
-    play = state.plays + 1
-    return _after_play(state, play, [Thrown(seat=seat, play=play, card=command.card)])
+    return _thrown(state, seat, command.card)
 
 
 def _build(state: State, seat: int, command: Build) -> Sequence[Any] | Rejection:
@@ -287,8 +286,7 @@ def _apply(state: State, seat: int, command: Any) -> Sequence[Any]:
     other commands in phase play)."""
     kind = type(command)
     if kind is _THROW:
-        play = state.plays + 1
-        return _after_play(state, play, [_THROWN(seat=seat, play=play, card=command.card)])
+        return _thrown(state, seat, command.card)
     if kind is _CAPTURE:
         groups = command.groups
         taken = 0
@@ -307,6 +305,12 @@ def _apply(state: State, seat: int, command: Any) -> Sequence[Any]:
 def _merged(state: State, value: int, named: set[str]) -> tuple[str, ...]:
     """The loose single cards of ``value`` a new house takes by itself (A8.3)."""
     return tuple([loose for loose in state.loose if VALUE[loose] == value and loose not in named])
+
+
+def _thrown(state: State, seat: int, card: str) -> list[Any]:
+    """A throw of ``card`` (A8.2)."""
+    play = state.plays + 1
+    return _after_play(state, play, [_THROWN(seat=seat, play=play, card=card)])
 
 
 def _captured(state: State, seat: int, card: str, groups: Groups, taken: int) -> list[Any]:
