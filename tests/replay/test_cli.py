@@ -123,8 +123,9 @@ def _bad_logs(good: bytes) -> dict[str, tuple[bytes, str]]:
     def with_header(**changes: object) -> bytes:
         return json.dumps({**json.loads(header), **changes}).encode() + b"\n" + rest
 
+    cut = good.index(b"\n", len(good) // 2) - 5  # inside a line: a cut at a line's end leaves a readable log
     return {
-        "truncated": (good[: len(good) // 2], "cut short"),
+        "truncated": (good[:cut], "cut short"),
         "no_reveal": (no_reveal, "no reveal line"),
         "not_json": (b"this is not a log\n", "not JSON"),
         "empty": (b"", "empty"),
