@@ -42,6 +42,7 @@ COMPILED = [
     "engine/seep/cards.py",
     "engine/seep/deal.py",
     "engine/seep/evolve.py",
+    "engine/seep/families.py",
     "engine/seep/groups.py",
     "engine/seep/heuristic.py",
     "engine/seep/legal.py",

@@ -2,7 +2,11 @@
 
 Each position is a FORMAT.md state snapshot (``/work/shared/conformance/FORMAT.md``)
 built into a state with the game's own ``from_snapshot``; the figure is the median
-time of ``legal_commands`` for the seat to act, and the row shows the worst position.
+time of what a random playout pays at that position: ``legal_commands`` for the seat to
+act, its length and one command picked at random (a game may answer with a lazy
+``engine.core.lazy_listing.Listing`` that makes a command only when it is picked). The
+row shows the worst position; the info also gives the time to make every command
+(``made_ms``: iterating the listing, as a bot that scores every command does).
 It is compared with (a) the median per-step ``legal_commands`` time in random
 playouts of the same game (legal_commands timed at every step), and (b) the median
 time of one whole deal of those playouts: a single worst-case call must stay well
@@ -23,6 +27,7 @@ into the discard pile, whose ``then`` must hold the contract).
 
 from __future__ import annotations
 
+import random
 import statistics
 import time
 from collections import Counter
@@ -63,10 +68,10 @@ SEEP_THREE_KEYS = {0: ("JS", "KD"), 2: ("QS",)}
 
 def seep_position(
     loose: Sequence[str], houses: Sequence[dict[str, Any]], actor_hand: Sequence[str],
-    keys: Mapping[int, Sequence[str]],
+    keys: Mapping[int, Sequence[str]], held: int = 6,
 ) -> dict[str, Any]:
-    """Dealer 0 after 24 plays (every seat holds 6), seat 1 to act; the rest of the pack
-    fills the other hands (owners' keys first) and team 0's pile."""
+    """Dealer 0 after 4 * (12 - held) plays (every seat holds ``held``), seat 1 to act; the
+    rest of the pack fills the other hands (owners' keys first) and team 0's pile."""
     hands: list[list[str]] = [[], list(actor_hand), [], []]
     for seat, cards in keys.items():
         hands[seat].extend(cards)
@@ -74,10 +79,10 @@ def seep_position(
     used |= {card for hand in hands for card in hand}
     rest = [card for card in STANDARD_PACK if card not in used]
     for seat in (0, 2, 3):
-        while len(hands[seat]) < 6:
+        while len(hands[seat]) < held:
             hands[seat].append(rest.pop())
     return {
-        "dealer": 0, "phase": "play", "to_act": 1, "bid": 11, "plays": 24, "hands": hands, "stock": [],
+        "dealer": 0, "phase": "play", "to_act": 1, "bid": 11, "plays": 4 * (12 - held), "hands": hands, "stock": [],
         "floor": {"loose": list(loose), "houses": [dict(house) for house in houses]},
         "piles": [rest, []], "last_capture_team": 0,
     }
@@ -88,6 +93,10 @@ def seep_position(
 #: order with each thrown card no sum of those before it, the first four floor cards aside):
 #: every value A-K loose (thrown from K down, nothing can capture) and two extra 5s.
 SEARCHED_FLOOR = ("7C", "5H", "3D", "9S", "QS", "AS", "2H", "6S", "4H", "JD", "10D", "KC", "8S", "5C", "5D")
+#: The slowest floor play can produce found so far (docs/seep_legal_commands.md): four 5s first,
+#: then every value no sum of the cards before it, thrown from the king down; a nine-card hand.
+SLOWEST_FLOOR = ("5S", "5H", "5D", "5C", "KS", "QS", "JS", "9S", "8S", "7S", "6S", "4S", "3S", "2S", "AS")
+SLOWEST_HAND = ("2H", "KC", "JC", "AH", "2D", "AC", "AD", "2C", "QD")
 
 
 def seep_positions() -> list[Position]:
@@ -108,6 +117,8 @@ def seep_positions() -> list[Position]:
                  seep_position([*distinct, "9S", "10S"], SEEP_THREE_HOUSES, actor, SEEP_THREE_KEYS)),
         Position("15 loose A-K + two more 5s, no house (searched)",
                  seep_position(SEARCHED_FLOOR, (), ("2S", "KD", "KH", "AC", "8D", "10C"), {})),
+        Position("four 5s + A-K but 5 and 10, nine-card hand (slowest found)",
+                 seep_position(SLOWEST_FLOOR, (), SLOWEST_HAND, {}, held=9)),
         Position("12 loose A-8 + A-4, 3 houses",
                  seep_position([*distinct, "2H", "3H", "4H", "AD"], SEEP_THREE_HOUSES, actor, SEEP_THREE_KEYS),
                  kind="constructed", heavy=True),
@@ -198,7 +209,8 @@ class Built:
     state: Any
     seat: int
     commands: int
-    times: list[float] = field(default_factory=list)
+    times: list[float] = field(default_factory=list)  #: list and pick one at random
+    made: list[float] = field(default_factory=list)  #: list and make every command
 
 
 class WorstLegalProbe(Probe):
@@ -232,12 +244,15 @@ class WorstLegalProbe(Probe):
         self.player.play()  # warm up
 
     def _time_position(self, built: Built, budget: float) -> float:
+        """The median CPU time of listing and picking one command at random, as a playout does."""
         legal, state, seat, clock = self.game.legal_commands, built.state, built.seat, cpu_clock
+        pick = random.Random(len(built.times)).randrange
         times = []
         start = clock()
         while True:
             before = clock()
-            legal(state, seat)
+            commands = legal(state, seat)
+            commands[pick(len(commands))]
             after = clock()
             times.append(after - before)
             if after - start >= budget:
@@ -251,6 +266,10 @@ class WorstLegalProbe(Probe):
         figures = self._playout(share)
         for built in self.built:
             built.times.append(self._time_position(built, share))
+            before = cpu_clock()
+            made = list(self.game.legal_commands(built.state, built.seat))
+            built.made.append(cpu_clock() - before)
+            del made
         for built in self.built:
             key = f"worst_{built.position.kind}_ms"
             figures[key] = max(figures.get(key, 0.0), built.times[-1] * 1e3)
@@ -278,11 +297,14 @@ class WorstLegalProbe(Probe):
         steps = sorted(self._steps)
         worst: dict[str, str] = {}
         for built in ranked:
-            worst.setdefault(built.position.kind, f"{built.position.name} ({built.commands:,} commands)")
+            made = statistics.median(built.made) * 1e3
+            worst.setdefault(built.position.kind,
+                             f"{built.position.name} ({built.commands:,} commands, {made:.3g} ms to make them all)")
         return {
             **{f"worst_{kind}": text for kind, text in worst.items()},
             "positions": {
                 built.position.name: {"median_ms": round(statistics.median(built.times) * 1e3, 3),
+                                      "made_ms": round(statistics.median(built.made) * 1e3, 3),
                                       "commands": built.commands}
                 for built in ranked
             },

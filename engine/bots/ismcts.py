@@ -216,7 +216,7 @@ class ISMCTSPolicy:
         path: list[tuple[_Node, int]] = []
         actor = seat
         depth = 0
-        moves: list[Any] = [command for command in game.legal_commands(state, seat) if command in offered]
+        moves: Sequence[Any] = [command for command in game.legal_commands(state, seat) if command in offered]
         while moves:
             children = node.children
             untried = []

@@ -6,12 +6,15 @@ without checking it again: ``legal_commands`` lists exactly the commands ``decid
 accepts (each game's listing tests hold the two together), and states and commands are
 immutable values, so an equal command is just as legal and takes effect in the same way.
 Any other command (another state object, another seat, a command not listed) goes through
-every check.
+every check. A lazy :class:`engine.core.lazy_listing.Listing` is asked the same way
+(:meth:`~engine.core.lazy_listing.Listing.holds`), without making its commands.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from engine.core.lazy_listing import Listing
 
 
 class LastListing:
@@ -19,9 +22,9 @@ class LastListing:
     reader sees one listing's parts together."""
 
     def __init__(self) -> None:
-        self._last: tuple[object, int, list[Any]] = (None, -1, [])
+        self._last: tuple[object, int, list[Any] | Listing] = (None, -1, [])
 
-    def remember(self, state: object, seat: int, commands: list[Any]) -> None:
+    def remember(self, state: object, seat: int, commands: list[Any] | Listing) -> None:
         self._last = (state, seat, commands)
 
     def holds(self, state: object, seat: int, command: object) -> bool:
@@ -33,6 +36,8 @@ class LastListing:
         last_state, last_seat, commands = self._last
         if last_state is not state or last_seat != seat:
             return False
+        if not isinstance(commands, list):
+            return commands.holds(command)
         for listed in commands:
             if listed is command:
                 return True

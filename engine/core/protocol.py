@@ -130,7 +130,7 @@ class GameRules(Protocol):
         """What ``viewer`` may see now."""
         ...
 
-    def legal_commands(self, state: Any, seat: int) -> list[Any]:
+    def legal_commands(self, state: Any, seat: int) -> Sequence[Any]:
         """Every distinct command ``seat`` may send now (empty when it has none)."""
         ...
 

@@ -95,7 +95,7 @@ class SeatRules:
     def view(self, state: Seated, viewer: Viewer) -> Any:
         return self.rules.view(state.game, viewer)
 
-    def legal_commands(self, state: Seated, seat: int) -> list[Any]:
+    def legal_commands(self, state: Seated, seat: int) -> Sequence[Any]:
         return [] if state.forfeited is not None else self.rules.legal_commands(state.game, seat)
 
     def to_act(self, state: Seated) -> tuple[int, ...]:

@@ -10,6 +10,12 @@ selections are answered directly. Otherwise the enumeration decides the lowest
 undecided card (left out, or the lowest card of one of the groups taken), memoised on
 (cards still undecided, sums already reachable by the cards left out), which keeps a
 floor of many small cards (thousands of selections) proportional to its answer.
+
+A long list of selections need not be made at all: :meth:`Floor.selections` counts them
+with the same recursion (a number per memo entry instead of a list) and hands back a
+:class:`Selections` that makes the selection at an index, or finds a selection's index,
+by walking down the counts. A playout that lists a crowded floor and picks one command
+pays for the counts and one walk, not for thousands of tuples.
 """
 
 from __future__ import annotations
@@ -31,6 +37,13 @@ _NO_GROUPS: Final[list[Grouping]] = [()]  # the only grouping when no group exis
 _NONE: Final[list[Grouping]] = []  # no grouping at all (read-only)
 #: Up to this many groups of a value, the one-group and no-group cases are looked for first.
 _FEW: Final = 8
+#: Up to this many selections, :meth:`Floor.selections` makes the list (a list is the cheaper
+#: thing to hand out and to walk); more, and it hands out a :class:`Selections`.
+EAGER_SELECTIONS: Final = 32
+#: Up to this many groups of the target on the floor, the selections are made without counting
+#: them first: a count costs about what making the list does on such floors (every floor of up
+#: to ten loose cards A-10, the largest of which lists 831 commands), and few lists are long.
+EAGER_GROUPS: Final = 16
 
 
 def reachable_sums(values: Iterable[int]) -> int:
@@ -92,7 +105,7 @@ class Floor:
     memoised enumeration only runs for a value with two or more groups.
     """
 
-    __slots__ = ("_by_low", "_by_sum", "_cards", "_memo", "cards", "full", "sums", "values")
+    __slots__ = ("_by_low", "_by_sum", "_cards", "_memo", "_positions", "_tallies", "cards", "full", "sums", "values")
 
     def __init__(self, loose: tuple[str, ...], values: list[int] | None = None, sums: int | None = None) -> None:
         self.cards = loose
@@ -104,6 +117,8 @@ class Floor:
         self._by_sum: dict[int, list[int]] | None = None
         self._by_low: dict[tuple[int, int], list[int]] | None = None
         self._memo: dict[tuple[int, bool, bool], dict[int, list[Grouping]]] | None = None  # made on first use
+        self._tallies: dict[int, Tally] | None = None  # made on first use
+        self._positions: dict[str, int] | None = None  # made on first use
         self._cards: dict[int, tuple[str, ...]] = {}
 
     def _index(self) -> dict[int, list[int]]:
@@ -135,31 +150,75 @@ class Floor:
         ``avail``; with ``merged_singles`` the single cards of value ``target`` left
         out do not count (they join the new house by themselves, A8.3).
         """
+        few = self._few(target, avail, maximal, merged_singles)
+        if few is not None:
+            return few
+        memo = self._memo_of(target, maximal, merged_singles)
+        by_low = self._by_low if self._by_low is not None else self._index_low()
+        return self._select(target, avail, 1, maximal, merged_singles, memo, by_low)
+
+    def selections(
+        self, target: int, avail: int, maximal: bool, merged_singles: bool = False
+    ) -> list[Grouping] | Selections:
+        """:meth:`groupings`, but on a floor with more than :data:`EAGER_GROUPS` groups of the
+        target, more than :data:`EAGER_SELECTIONS` selections are counted, not made: the answer
+        is then a :class:`Selections` (same selections, same order)."""
+        few = self._few(target, avail, maximal, merged_singles)
+        if few is not None:
+            return few
+        by_sum = self._by_sum if self._by_sum is not None else self._index()
+        if len(by_sum[target]) > EAGER_GROUPS:
+            count = self.tally(target, maximal, merged_singles).count(avail, 1)
+            if count > EAGER_SELECTIONS:
+                return Selections(self, target, avail, maximal, merged_singles, 0, count)
+        memo = self._memo_of(target, maximal, merged_singles)
+        by_low = self._by_low if self._by_low is not None else self._index_low()
+        return self._select(target, avail, 1, maximal, merged_singles, memo, by_low)
+
+    def _few(self, target: int, avail: int, maximal: bool, merged_singles: bool) -> list[Grouping] | None:
+        """The answer when ``avail`` holds one ``target``-group or none, else None (play mostly
+        meets floors of a few cards, where a value has at most one group)."""
         if not self.sums >> target & 1:
             return _NO_GROUPS
         by_sum = self._by_sum if self._by_sum is not None else self._index()
         inside = by_sum[target]  # reachable: not empty
-        if len(inside) <= _FEW:
-            if avail != self.full:
-                inside = [group for group in inside if group & avail == group]
-            if len(inside) == 1:
-                # one group: taking it is always a selection; leaving it is one unless
-                # maximality forbids it (a single card of the value joins a new house anyway)
-                group = inside[0]
-                taken = (self.cards_of(group),)
-                if maximal and not (merged_singles and not group & (group - 1)):
-                    return [taken]
-                return [(), taken]
-            if not inside:
-                return _NO_GROUPS
+        if len(inside) > _FEW:
+            return None
+        if avail != self.full:
+            inside = [group for group in inside if group & avail == group]
+        if len(inside) == 1:
+            # one group: taking it is always a selection; leaving it is one unless
+            # maximality forbids it (a single card of the value joins a new house anyway)
+            group = inside[0]
+            taken = (self.cards_of(group),)
+            if maximal and not (merged_singles and not group & (group - 1)):
+                return [taken]
+            return [(), taken]
+        if not inside:
+            return _NO_GROUPS
+        return None
+
+    def _memo_of(self, target: int, maximal: bool, merged: bool) -> dict[int, list[Grouping]]:
         memos = self._memo
         if memos is None:
             memos = self._memo = {}
-        memo = memos.get((target, maximal, merged_singles))
+        memo = memos.get((target, maximal, merged))
         if memo is None:
-            memo = memos[(target, maximal, merged_singles)] = {}
-        by_low = self._by_low if self._by_low is not None else self._index_low()
-        return self._select(target, avail, 1, maximal, merged_singles, memo, by_low)
+            memo = memos[(target, maximal, merged)] = {}
+        return memo
+
+    def tally(self, target: int, maximal: bool, merged: bool) -> Tally:
+        """The counter of selections of ``target``-groups (one per target and mode, made on first use)."""
+        tallies = self._tallies
+        if tallies is None:
+            tallies = self._tallies = {}
+        key = target << 2 | maximal << 1 | merged
+        found = tallies.get(key)
+        if found is None:
+            by_low = self._by_low if self._by_low is not None else self._index_low()
+            lows = [by_low.get((target, low), _EMPTY) for low in range(len(self.values))]
+            found = tallies[key] = Tally(self.values, lows, target, maximal, merged)
+        return found
 
     def _select(
         self, target: int, rem: int, sums: int, maximal: bool, merged: bool,
@@ -178,14 +237,9 @@ class Floor:
         if found is not None:
             return found
         low = (rem & -rem).bit_length() - 1
-        rest = rem & ~(1 << low)
         # the lowest undecided card is left out ...
-        value = self.values[low]
-        if maximal and not (merged and value == target):
-            skipped = (sums | (sums << value)) & SUMS_MASK
-            out = _NONE if skipped >> target & 1 else self._select(target, rest, skipped, maximal, merged, memo, by_low)
-        else:
-            out = self._select(target, rest, sums, maximal, merged, memo, by_low)
+        skipped = _left_out(self.values[low], target, sums, maximal, merged)
+        out = _NONE if skipped < 0 else self._select(target, rem & ~(1 << low), skipped, maximal, merged, memo, by_low)
         # ... or it is the lowest card of one of the groups taken
         extended = False
         for group in by_low.get((target, low), _EMPTY):
@@ -199,6 +253,79 @@ class Floor:
         memo[key] = out
         return out
 
+    def nth_selection(self, target: int, avail: int, maximal: bool, merged: bool, index: int) -> Grouping:
+        """The selection at ``index`` of :meth:`groupings` (0 <= index < its length), found by
+        walking down the counts: at each card, the selections that leave it out come first,
+        then those that take each of its groups in turn."""
+        tally = self.tally(target, maximal, merged)
+        rem, sums = avail, 1
+        taken: list[tuple[str, ...]] = []
+        while rem:
+            low = (rem & -rem).bit_length() - 1
+            skipped = _left_out(self.values[low], target, sums, maximal, merged)
+            rest = rem & ~(1 << low)
+            if skipped >= 0:
+                count = tally.count(rest, skipped)
+                if index < count:
+                    rem, sums = rest, skipped
+                    continue
+                index -= count
+            for group in tally.lows[low]:
+                if group & rem == group:
+                    count = tally.count(rem & ~group, sums)
+                    if index < count:
+                        taken.append(self.cards_of(group))
+                        rem &= ~group
+                        break
+                    index -= count
+            else:
+                raise IndexError("selection index out of range")
+        if index:
+            raise IndexError("selection index out of range")
+        return tuple(taken)
+
+    def selection_index(self, target: int, avail: int, maximal: bool, merged: bool, groups: Grouping) -> int:
+        """Where ``groups`` stands in :meth:`groupings`, or -1 when it is not there (a group not
+        of ``target``, cards off the floor or out of floor order, groups out of order, a
+        group left that maximality forbids): the walk of :meth:`nth_selection`, backwards."""
+        positions = self._positions
+        if positions is None:
+            positions = self._positions = {card: index for index, card in enumerate(self.cards)}
+        masks: list[int] = []
+        for cards in groups:
+            mask = 0
+            for card in cards:
+                position = positions.get(card, -1)
+                if position < 0:
+                    return -1
+                mask |= 1 << position
+            if self.cards_of(mask) != cards:
+                return -1  # a card twice, or not in floor order
+            masks.append(mask)
+        tally = self.tally(target, maximal, merged)
+        rem, sums, index, next_group = avail, 1, 0, 0
+        while rem:
+            low = (rem & -rem).bit_length() - 1
+            skipped = _left_out(self.values[low], target, sums, maximal, merged)
+            if next_group < len(masks) and masks[next_group] & -masks[next_group] == 1 << low:
+                chosen = masks[next_group]
+                if skipped >= 0:
+                    index += tally.count(rem & ~(1 << low), skipped)
+                for group in tally.lows[low]:
+                    if group & rem == group:
+                        if group == chosen:
+                            break
+                        index += tally.count(rem & ~group, sums)
+                else:
+                    return -1  # not a group of the target within what is left
+                rem &= ~chosen
+                next_group += 1
+            else:
+                if skipped < 0:
+                    return -1
+                rem, sums = rem & ~(1 << low), skipped
+        return index if next_group == len(masks) else -1
+
     def _index_low(self) -> dict[tuple[int, int], list[int]]:
         """The groups by (sum, lowest card)."""
         by_low: dict[tuple[int, int], list[int]] = {}
@@ -211,3 +338,134 @@ class Floor:
                     by_low[key] = [group]
         self._by_low = by_low
         return by_low
+
+
+def _left_out(value: int, target: int, sums: int, maximal: bool, merged: bool) -> int:
+    """The sums the cards left out reach once a card of ``value`` is left out too, or -1 when
+    maximality forbids leaving it out (they would reach ``target``; a single card of the
+    target value joining a new house by itself, ``merged``, does not count)."""
+    if maximal and not (merged and value == target):
+        skipped = (sums | (sums << value)) & SUMS_MASK
+        return -1 if skipped >> target & 1 else skipped
+    return sums
+
+
+class Tally:
+    """How many selections :meth:`Floor._select` lists, for one target and mode: the same
+    recursion, a number per memo entry instead of a list.
+
+    ``lows[i]``: the target's groups whose lowest card is card ``i``. A card none of whose
+    groups fits what is left is left out without a memo entry (most cards of a crowded
+    floor, for most targets). The count depends on the cards left only through their
+    values (cards of one value can stand in for each other), so the memo is keyed by that
+    multiset: the ``weight`` of a set of cards, three bits per value holding how many of
+    that value it has (up to four; 3 * 13 bits), and floors with twins share entries."""
+
+    def __init__(self, values: list[int], lows: list[list[int]], target: int, maximal: bool, merged: bool) -> None:
+        self.values = values
+        self.lows = lows
+        self.target = target
+        self.maximal = maximal
+        self.merged = merged
+        self.weights = [1 << 3 * value for value in values]
+        self.low_weights = [[self.weight(group) for group in groups] for groups in lows]
+        self.memo: dict[int, int] = {}
+
+    def weight(self, cards: int) -> int:
+        """The multiset of values of a set of cards, as an int (see the class)."""
+        weights = self.weights
+        total = 0
+        while cards:
+            low = (cards & -cards).bit_length() - 1
+            total += weights[low]
+            cards &= cards - 1
+        return total
+
+    def count(self, rem: int, sums: int) -> int:
+        """The selections within ``rem`` when the cards left out so far reach ``sums``."""
+        return self._count(rem, self.weight(rem), sums)
+
+    def _count(self, rem: int, weight: int, sums: int) -> int:
+        values = self.values
+        lows = self.lows
+        target = self.target
+        maximal = self.maximal
+        merged = self.merged
+        while True:  # leave out the cards that no group within rem holds as its lowest
+            if not rem:
+                return 1
+            low = (rem & -rem).bit_length() - 1
+            fits = False
+            for group in lows[low]:
+                if group & rem == group:
+                    fits = True
+                    break
+            if fits:
+                break
+            sums = _left_out(values[low], target, sums, maximal, merged)
+            if sums < 0:
+                return 0
+            rem &= rem - 1
+            weight -= self.weights[low]
+        key = weight << 14 | sums
+        memo = self.memo
+        found = memo.get(key)
+        if found is not None:
+            return found
+        skipped = _left_out(values[low], target, sums, maximal, merged)
+        out = 0 if skipped < 0 else self._count(rem & (rem - 1), weight - self.weights[low], skipped)
+        groups = lows[low]
+        group_weights = self.low_weights[low]
+        for at in range(len(groups)):
+            group = groups[at]
+            if group & rem == group:
+                out += self._count(rem & ~group, weight - group_weights[at], sums)
+        memo[key] = out
+        return out
+
+
+class Selections:
+    """:meth:`Floor.groupings` of one floor, target and ``avail``, counted and not made: the
+    selection at an index and the index of a selection, each by one walk down the counts.
+
+    ``first``: how many selections at the front are left out (1 when the empty selection is
+    not wanted, see :meth:`without_empty`).
+    """
+
+    def __init__(
+        self, floor: Floor, target: int, avail: int, maximal: bool, merged: bool, first: int, count: int
+    ) -> None:
+        self.floor = floor
+        self.target = target
+        self.avail = avail
+        self.maximal = maximal
+        self.merged = merged
+        self.first = first
+        self.count = count
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __bool__(self) -> bool:
+        return self.count > 0
+
+    def at(self, index: int) -> Grouping:
+        if not 0 <= index < self.count:
+            raise IndexError("selection index out of range")
+        return self.floor.nth_selection(self.target, self.avail, self.maximal, self.merged, self.first + index)
+
+    def index(self, groups: Grouping) -> int:
+        """Where ``groups`` stands among these selections, or -1."""
+        found = self.floor.selection_index(self.target, self.avail, self.maximal, self.merged, groups)
+        return found - self.first if found >= self.first else -1
+
+    def all(self) -> list[Grouping]:
+        """Every selection, made (the cost :meth:`Floor.selections` put off)."""
+        made = self.floor.groupings(self.target, self.avail, self.maximal, self.merged)
+        return made[self.first:] if self.first else made
+
+    def without_empty(self) -> Selections:
+        """The same selections but the empty one (the first, when there is one)."""
+        if self.first or self.count == 0 or self.at(0):
+            return self
+        return Selections(self.floor, self.target, self.avail, self.maximal, self.merged, 1, self.count - 1)

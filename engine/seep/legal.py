@@ -21,17 +21,25 @@ Card by card: captures, throw, builds, breaks. Groups are listed in floor order,
 played card first in its group. Tuples of groups
 are shared between the commands that can share them (the cards of one value, the builds
 of one shape).
+
+Where a card's groupings run past :data:`engine.seep.groups.EAGER_SELECTIONS` (a crowded
+floor), they are counted, not made, and the answer is a lazy
+:class:`engine.core.lazy_listing.Listing` with the same commands in the same order
+(:mod:`engine.seep.families`): picking one of 70,000 builds costs a count of the
+groupings and one walk, not 70,000 command objects.
 """
 
 from __future__ import annotations
 
 from typing import Any, Final
 
+from engine.core.lazy_listing import Family, Listing
 from engine.core.listing import LastListing
 from engine.seep.cards import HOUSE_VALUES, MAX_HOUSE, MIN_HOUSE, VALUE
-from engine.seep.commands import Bid, Break, Build, Capture, Groups, Throw
+from engine.seep.commands import Bid, Break, Build, Capture, Throw
 from engine.seep.config import Config
-from engine.seep.groups import SUMS_MASK, Floor
+from engine.seep.families import Builds, Captures
+from engine.seep.groups import SUMS_MASK, Floor, Grouping, Selections
 from engine.seep.state import BID, PLAY, House, State
 
 # Module constants are ``Final``: the compiled build keeps them in C statics, where a plain
@@ -43,15 +51,17 @@ _CAPTURE: Final = Capture
 _BUILD: Final = Build
 _BREAK: Final = Break
 
+#: Groupings, made (a list) or counted (Selections, past EAGER_SELECTIONS).
+Groupings = list[Grouping] | Selections
 #: HOUSE moves without their card: value, the loose cards in the card's group, each choice of further groups.
-BuildShape = tuple[int, tuple[str, ...], list[Groups]]
+BuildShape = tuple[int, tuple[str, ...], Groupings]
 #: The moves open to a card of one value: capture groupings, throw, build shapes, houses to break.
-Moves = tuple[list[Groups], bool, list[BuildShape], list[int]]
+Moves = tuple[Groupings, bool, list[BuildShape], list[int]]
 
 #: Card values 1..13 as bits.
 _VALUES: Final = (1 << 14) - 2
 #: A value's moves when it has none of a kind (shared, read-only: no list made for nothing).
-_NO_CAPTURES: Final[list[Groups]] = []
+_NO_CAPTURES: Final[list[Grouping]] = []
 _NO_BUILDS: Final[list[BuildShape]] = []
 _NO_BREAKS: Final[list[int]] = []
 #: House values 9..13 as bits, and no house value at all (shared, read-only).
@@ -102,7 +112,7 @@ class _LastOptions:
 _OPTIONS: Final = _LastOptions()
 
 
-def legal_commands(state: State, seat: int) -> list[Any]:
+def legal_commands(state: State, seat: int) -> list[Any] | Listing:
     phase = state.phase
     if phase == PLAY:
         plays = state.plays
@@ -116,7 +126,7 @@ def legal_commands(state: State, seat: int) -> list[Any]:
     return []
 
 
-def _plays(state: State, seat: int, plays: int) -> list[Any]:
+def _plays(state: State, seat: int, plays: int) -> list[Any] | Listing:
     """The plays of the seat to act (A7-A9) after ``plays`` plays. (Struct fields and options
     are read once per call: each read is a generic attribute lookup in the compiled build.)"""
     hand = state.hands[seat]
@@ -184,6 +194,7 @@ def _plays(state: State, seat: int, plays: int) -> list[Any]:
     floor: Floor | None = None
     by_value: list[Moves | None] | None = None  # the moves of each card value met so far (made when needed)
     out: list[Any] = []
+    deferred: list[tuple[int, Family]] | None = None  # the counted families, each with its place in out
     for index in range(len(hand)):
         value = values[index]
         bit = 1 << value
@@ -198,11 +209,11 @@ def _plays(state: State, seat: int, plays: int) -> list[Any]:
         if moves is None:
             if floor is None:
                 floor = Floor(loose, loose_values, sums)
-            captures = _NO_CAPTURES
+            captures: Groupings = _NO_CAPTURES
             if capturing & bit:
-                captures = floor.groupings(value, floor.full, options.maximal)
+                captures = floor.selections(value, floor.full, options.maximal)
                 if houses[value] is None:
-                    captures = [groups for groups in captures if groups]
+                    captures = _without_empty(captures)
             builds = _NO_BUILDS
             if building & bit:
                 # the card alone into its own value's house, when it is the seat's only key: no
@@ -213,19 +224,56 @@ def _plays(state: State, seat: int, plays: int) -> list[Any]:
                 breaks = _breaks(seat, options, value, held, houses, breakable, missing)
             moves = by_value[value] = (captures, bool(throwing & bit), builds, breaks)
         captures, throw, builds, breaks = moves
-        for groups in captures:
-            out.append(_CAPTURE(card, groups))
+        if isinstance(captures, list):
+            for groups in captures:
+                out.append(_CAPTURE(card, groups))
+        else:
+            deferred = _defer(deferred, out, Captures(card, captures))
         if throw:
             out.append(_THROWS[card])
         for target, own, rests in builds:
             # the card's own group, then each choice of further groups ((card,) + own: one tuple,
             # where the compiled (card, *own) builds a list and converts it)
             head = ((card,) + own,)  # noqa: RUF005
-            for rest in rests:
-                out.append(_BUILD(card, target, head + rest))
+            if isinstance(rests, list):
+                for rest in rests:
+                    out.append(_BUILD(card, target, head + rest))
+            else:
+                deferred = _defer(deferred, out, Builds(card, target, head, rests))
         for house_value in breaks:
             out.append(_BREAK(card, house_value))
+    if deferred is not None:
+        return _listing(out, deferred)
     return out
+
+
+def _without_empty(groupings: Groupings) -> Groupings:
+    """The groupings but the empty one (a capture or a new house must take a loose card)."""
+    if isinstance(groupings, list):
+        return [groups for groups in groupings if groups]
+    return groupings.without_empty()
+
+
+def _defer(
+    deferred: list[tuple[int, Family]] | None, out: list[Any], family: Family
+) -> list[tuple[int, Family]]:
+    """``deferred`` with ``family`` placed after the commands listed so far."""
+    if deferred is None:
+        deferred = []
+    deferred.append((len(out), family))
+    return deferred
+
+
+def _listing(out: list[Any], deferred: list[tuple[int, Family]]) -> Listing:
+    """The commands of ``out`` with the counted families in their places, as one lazy listing."""
+    parts: list[list[Any] | Family] = []
+    start = 0
+    for at, family in deferred:
+        parts.append(out[start:at])
+        parts.append(family)
+        start = at
+    parts.append(out[start:])
+    return Listing(parts)
 
 
 def _build_targets(
@@ -280,11 +328,12 @@ def _build_shapes(
         for with_card in _ALONE if target == value else floor.adding_to(target - value):
             if strict and not with_card:
                 continue
-            rests = floor.groupings(target, floor.full & ~with_card, sets, merged_singles=new)
+            rests = floor.selections(target, floor.full & ~with_card, sets, merged_singles=new)
             if new and not (with_card or singles):
-                rests = [groups for groups in rests if groups]  # a new house takes a loose card
-            if strict and not sets:
-                rests = [groups for groups in rests if all(len(group) == 1 for group in groups)]
+                rests = _without_empty(rests)  # a new house takes a loose card
+            if strict and not sets:  # (B-option: made in full, then sifted)
+                made = rests if isinstance(rests, list) else rests.all()
+                rests = [groups for groups in made if all(len(group) == 1 for group in groups)]
             if rests:
                 shapes.append((target, floor.cards_of(with_card) if with_card else (), rests))
     return shapes

@@ -1,0 +1,133 @@
+"""A listing of legal commands whose large families are made one command at a time.
+
+On a crowded floor a game can have tens of thousands of legal commands that differ only
+in how loose cards are grouped. A playout lists them to pick one: making every command
+object would cost more than the rest of the playout. A game may then answer
+``legal_commands`` with a :class:`Listing`: an immutable sequence of parts, each a list
+of ready commands or a :class:`Family` that knows its length, makes the command at an
+index and finds a command's index. ``len``, indexing (``random.choice``), ``in`` and
+``index`` cost a walk each; iterating makes every command, as a list would have.
+
+The order is the order the eager list would have had, so a seeded bot picks the same
+commands either way. A command once made at an index is kept: the same index gives the
+same object, which :class:`engine.core.listing.LastListing` recognises by identity first.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Iterator, Sequence
+from typing import Any, Protocol, overload
+
+
+class Family(Protocol):
+    """Commands of one shape (say, one card's captures), counted rather than made."""
+
+    def __len__(self) -> int: ...
+
+    def at(self, index: int) -> Any:
+        """The command at ``index`` (0 <= index < len)."""
+        ...
+
+    def index_of(self, command: object) -> int:
+        """Where ``command`` stands in the family, or -1 when it is not one of them."""
+        ...
+
+    def commands(self) -> list[Any]:
+        """Every command of the family, made, in order."""
+        ...
+
+
+class Listing(Sequence[Any]):
+    """Legal commands as parts: lists of ready commands and families made on demand."""
+
+    __slots__ = ("_length", "_made", "_parts", "_starts")
+
+    def __init__(self, parts: Sequence[list[Any] | Family]) -> None:
+        self._parts = [part for part in parts if len(part)]
+        self._starts: list[int] = []
+        length = 0
+        for part in self._parts:
+            self._starts.append(length)
+            length += len(part)
+        self._length = length
+        self._made: dict[int, Any] = {}
+
+    def __len__(self) -> int:
+        return self._length
+
+    @overload
+    def __getitem__(self, index: int) -> Any: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Any]: ...
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return [self[at] for at in range(*index.indices(self._length))]
+        if index < 0:
+            index += self._length
+        if not 0 <= index < self._length:
+            raise IndexError("legal command index out of range")
+        made = self._made.get(index)
+        if made is not None:
+            return made
+        at = bisect_right(self._starts, index) - 1
+        part = self._parts[at]
+        offset = index - self._starts[at]
+        if isinstance(part, list):
+            return part[offset]
+        made = self._made[index] = part.at(offset)
+        return made
+
+    def __iter__(self) -> Iterator[Any]:
+        for part in self._parts:
+            yield from part if isinstance(part, list) else part.commands()
+
+    def __contains__(self, command: object) -> bool:
+        return self._find(command) >= 0
+
+    def index(self, command: Any, start: int = 0, stop: int | None = None) -> int:
+        found = self._find(command)
+        if found < 0 or found < start or (stop is not None and found >= stop):
+            raise ValueError(f"{command!r} is not a legal command here")
+        return found
+
+    def count(self, command: Any) -> int:
+        return 1 if self._find(command) >= 0 else 0  # the commands of a listing are distinct
+
+    def _find(self, command: object) -> int:
+        for start, part in zip(self._starts, self._parts, strict=True):
+            if isinstance(part, list):
+                if command in part:
+                    return start + part.index(command)
+            else:
+                found = part.index_of(command)
+                if found >= 0:
+                    return start + found
+        return -1
+
+    def holds(self, command: object) -> bool:
+        """Whether ``command`` is listed: the very objects handed out are looked for by identity
+        first (a pointer comparison each), then an equal command by a walk per family."""
+        for part in self._parts:
+            if isinstance(part, list):
+                for listed in part:
+                    if listed is command:
+                        return True
+        for made in self._made.values():
+            if made is command:
+                return True
+        return self._find(command) >= 0
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, (Listing, list, tuple)):
+            return NotImplemented
+        return len(other) == self._length and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        kinds = ", ".join(f"{len(part)} listed" if isinstance(part, list) else f"{len(part)} in {type(part).__name__}"
+                          for part in self._parts)
+        return f"Listing({self._length} commands: {kinds})"
