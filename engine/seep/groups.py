@@ -37,13 +37,14 @@ _NO_GROUPS: Final[list[Grouping]] = [()]  # the only grouping when no group exis
 _NONE: Final[list[Grouping]] = []  # no grouping at all (read-only)
 #: Up to this many groups of a value, the one-group and no-group cases are looked for first.
 _FEW: Final = 8
-#: Up to this many selections, :meth:`Floor.selections` makes the list (a list is the cheaper
-#: thing to hand out and to walk); more, and it hands out a :class:`Selections`.
-EAGER_SELECTIONS: Final = 32
-#: Up to this many groups of the target on the floor, the selections are made without counting
-#: them first: a count costs about what making the list does on such floors (every floor of up
-#: to ten loose cards A-10, the largest of which lists 831 commands), and few lists are long.
+#: Up to this many groups of the target on the floor, :meth:`Floor.selections` makes the list of
+#: selections; more, and it counts them (a :class:`Selections`). Making costs about what counting
+#: does on such floors (every floor of up to ten loose cards A-10, the largest of which lists 831
+#: commands), a list is the cheaper thing to hand out and to walk, and few of those lists are long.
 EAGER_GROUPS: Final = 16
+#: The most multisets of loose values a count keeps in a flat list (a floor of sixteen loose
+#: cards has at most 27,648; a floor grown by the option to throw anything can have millions).
+_FLAT_MEMO: Final = 1 << 16
 
 
 def reachable_sums(values: Iterable[int]) -> int:
@@ -161,16 +162,15 @@ class Floor:
         self, target: int, avail: int, maximal: bool, merged_singles: bool = False
     ) -> list[Grouping] | Selections:
         """:meth:`groupings`, but on a floor with more than :data:`EAGER_GROUPS` groups of the
-        target, more than :data:`EAGER_SELECTIONS` selections are counted, not made: the answer
-        is then a :class:`Selections` (same selections, same order)."""
+        target the selections are counted, not made: the answer is then a :class:`Selections`
+        (same selections, same order)."""
         few = self._few(target, avail, maximal, merged_singles)
         if few is not None:
             return few
         by_sum = self._by_sum if self._by_sum is not None else self._index()
         if len(by_sum[target]) > EAGER_GROUPS:
             count = self.tally(target, maximal, merged_singles).count(avail, 1)
-            if count > EAGER_SELECTIONS:
-                return Selections(self, target, avail, maximal, merged_singles, 0, count)
+            return Selections(self, target, avail, maximal, merged_singles, 0, count)
         memo = self._memo_of(target, maximal, merged_singles)
         by_low = self._by_low if self._by_low is not None else self._index_low()
         return self._select(target, avail, 1, maximal, merged_singles, memo, by_low)
@@ -212,12 +212,14 @@ class Floor:
         tallies = self._tallies
         if tallies is None:
             tallies = self._tallies = {}
+        merged = merged and maximal  # (only maximality looks at the cards left out)
         key = target << 2 | maximal << 1 | merged
         found = tallies.get(key)
         if found is None:
+            by_sum = self._by_sum if self._by_sum is not None else self._index()
             by_low = self._by_low if self._by_low is not None else self._index_low()
             lows = [by_low.get((target, low), _EMPTY) for low in range(len(self.values))]
-            found = tallies[key] = Tally(self.values, lows, target, maximal, merged)
+            found = tallies[key] = Tally(self.values, by_sum.get(target, _EMPTY), lows, target, maximal, merged)
         return found
 
     def _select(
@@ -283,6 +285,16 @@ class Floor:
         if index:
             raise IndexError("selection index out of range")
         return tuple(taken)
+
+    def leaves_all(self, target: int, avail: int, maximal: bool, merged: bool) -> bool:
+        """Whether taking no group at all is a selection (the first, when it is one): always,
+        unless maximality forbids leaving some group of ``avail``."""
+        sums = 1
+        while avail and sums >= 0:
+            low = (avail & -avail).bit_length() - 1
+            sums = _left_out(self.values[low], target, sums, maximal, merged)
+            avail &= avail - 1
+        return sums >= 0
 
     def selection_index(self, target: int, avail: int, maximal: bool, merged: bool, groups: Grouping) -> int:
         """Where ``groups`` stands in :meth:`groupings`, or -1 when it is not there (a group not
@@ -354,25 +366,67 @@ class Tally:
     """How many selections :meth:`Floor._select` lists, for one target and mode: the same
     recursion, a number per memo entry instead of a list.
 
-    ``lows[i]``: the target's groups whose lowest card is card ``i``. A card none of whose
-    groups fits what is left is left out without a memo entry (most cards of a crowded
-    floor, for most targets). The count depends on the cards left only through their
-    values (cards of one value can stand in for each other), so the memo is keyed by that
-    multiset: the ``weight`` of a set of cards, three bits per value holding how many of
-    that value it has (up to four; 3 * 13 bits), and floors with twins share entries."""
+    A count depends on the cards left only through their values (cards of one value can
+    stand in for each other) and not on the order the cards are decided in. So the count
+    runs over the cards renumbered by value, lowest first (a small card decided first
+    leaves fewer groups to try further down), and its memo is keyed by the multiset of
+    values left: the ``weight`` of a set of cards, a number in mixed radix (digit v: how
+    many cards of value v; a digit's base is one more than the floor's cards of that
+    value). Selections that need not be maximal do not depend on the cards left out
+    (``sums``), so their memo is a list indexed by the weight (no dictionary, no boxed
+    key) unless the floor has more multisets than :data:`_FLAT_MEMO`. A card none of whose
+    groups fits what is left is left out without a memo entry.
 
-    def __init__(self, values: list[int], lows: list[list[int]], target: int, maximal: bool, merged: bool) -> None:
-        self.values = values
+    ``lows[i]``: the groups whose lowest card (in floor order) is card ``i``, for the walks
+    of :meth:`Floor.nth_selection` and :meth:`Floor.selection_index`."""
+
+    def __init__(
+        self, values: list[int], groups: list[int], lows: list[list[int]], target: int, maximal: bool, merged: bool
+    ) -> None:
         self.lows = lows
         self.target = target
         self.maximal = maximal
         self.merged = merged
-        self.weights = [1 << 3 * value for value in values]
-        self.low_weights = [[self.weight(group) for group in groups] for groups in lows]
+        order = sorted(range(len(values)), key=values.__getitem__)
+        #: card i of the floor is card inner[i] of the count
+        self.inner = [0] * len(values)
+        for at in range(len(order)):
+            self.inner[order[at]] = at
+        self.values = [values[card] for card in order]
+        self.weights = [0] * len(order)
+        radix = 1
+        at = 0
+        while at < len(order):  # the cards of one value are next to each other
+            end = at
+            while end < len(order) and self.values[end] == self.values[at]:
+                self.weights[end] = radix
+                end += 1
+            radix *= end - at + 1
+            at = end
+        #: the flat memo of a count that needs no sums (-1: not counted yet), made on first use
+        self.flat: list[int] | None = None
+        self.flat_size = radix if not maximal and radix <= _FLAT_MEMO else 0
+        self.firsts: list[list[int]] = [[] for _ in order]  # the groups by their lowest card, renumbered
+        self.first_weights: list[list[int]] = [[] for _ in order]
+        for group in groups:
+            renumbered = self.renumber(group)
+            first = (renumbered & -renumbered).bit_length() - 1
+            self.firsts[first].append(renumbered)
+            self.first_weights[first].append(self._weight(renumbered))
         self.memo: dict[int, int] = {}
 
-    def weight(self, cards: int) -> int:
-        """The multiset of values of a set of cards, as an int (see the class)."""
+    def renumber(self, cards: int) -> int:
+        """A set of floor cards as a set of the count's cards."""
+        inner = self.inner
+        out = 0
+        while cards:
+            low = (cards & -cards).bit_length() - 1
+            out |= 1 << inner[low]
+            cards &= cards - 1
+        return out
+
+    def _weight(self, cards: int) -> int:
+        """The multiset of values of a set of the count's cards, as an int (see the class)."""
         weights = self.weights
         total = 0
         while cards:
@@ -382,12 +436,13 @@ class Tally:
         return total
 
     def count(self, rem: int, sums: int) -> int:
-        """The selections within ``rem`` when the cards left out so far reach ``sums``."""
-        return self._count(rem, self.weight(rem), sums)
+        """The selections within the floor cards ``rem`` when the cards left out so far reach ``sums``."""
+        inner = self.renumber(rem)
+        return self._count(inner, self._weight(inner), sums)
 
     def _count(self, rem: int, weight: int, sums: int) -> int:
         values = self.values
-        lows = self.lows
+        firsts = self.firsts
         target = self.target
         maximal = self.maximal
         merged = self.merged
@@ -395,32 +450,42 @@ class Tally:
             if not rem:
                 return 1
             low = (rem & -rem).bit_length() - 1
-            fits = False
-            for group in lows[low]:
+            fits = -1
+            groups = firsts[low]
+            for at in range(len(groups)):
+                group = groups[at]
                 if group & rem == group:
-                    fits = True
+                    fits = at
                     break
-            if fits:
+            if fits >= 0:
                 break
             sums = _left_out(values[low], target, sums, maximal, merged)
             if sums < 0:
                 return 0
             rem &= rem - 1
             weight -= self.weights[low]
-        key = weight << 14 | sums
-        memo = self.memo
-        found = memo.get(key)
-        if found is not None:
-            return found
+        flat = self.flat
+        if self.flat_size:
+            if flat is None:
+                flat = self.flat = [-1] * self.flat_size
+            found = flat[weight]
+            if found >= 0:
+                return found
+        else:
+            found_or_none = self.memo.get(weight << 14 | sums)
+            if found_or_none is not None:
+                return found_or_none
         skipped = _left_out(values[low], target, sums, maximal, merged)
         out = 0 if skipped < 0 else self._count(rem & (rem - 1), weight - self.weights[low], skipped)
-        groups = lows[low]
-        group_weights = self.low_weights[low]
-        for at in range(len(groups)):
+        group_weights = self.first_weights[low]
+        for at in range(fits, len(groups)):
             group = groups[at]
             if group & rem == group:
                 out += self._count(rem & ~group, weight - group_weights[at], sums)
-        memo[key] = out
+        if flat is not None:
+            flat[weight] = out
+        else:
+            self.memo[weight << 14 | sums] = out
         return out
 
 
@@ -466,6 +531,6 @@ class Selections:
 
     def without_empty(self) -> Selections:
         """The same selections but the empty one (the first, when there is one)."""
-        if self.first or self.count == 0 or self.at(0):
+        if self.first or not self.floor.leaves_all(self.target, self.avail, self.maximal, self.merged):
             return self
         return Selections(self.floor, self.target, self.avail, self.maximal, self.merged, 1, self.count - 1)

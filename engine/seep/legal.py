@@ -22,8 +22,8 @@ played card first in its group. Tuples of groups
 are shared between the commands that can share them (the cards of one value, the builds
 of one shape).
 
-Where a card's groupings run past :data:`engine.seep.groups.EAGER_SELECTIONS` (a crowded
-floor), they are counted, not made, and the answer is a lazy
+Where a floor has more than :data:`engine.seep.groups.EAGER_GROUPS` groups of a value (a
+crowded floor), its groupings are counted, not made, and the answer is a lazy
 :class:`engine.core.lazy_listing.Listing` with the same commands in the same order
 (:mod:`engine.seep.families`): picking one of 70,000 builds costs a count of the
 groupings and one walk, not 70,000 command objects.
@@ -38,8 +38,8 @@ from engine.core.listing import LastListing
 from engine.seep.cards import HOUSE_VALUES, MAX_HOUSE, MIN_HOUSE, VALUE
 from engine.seep.commands import Bid, Break, Build, Capture, Throw
 from engine.seep.config import Config
-from engine.seep.families import Builds, Captures
-from engine.seep.groups import SUMS_MASK, Floor, Grouping, Selections
+from engine.seep.families import Builds, BuildShape, Captures, Groupings, Shapes
+from engine.seep.groups import SUMS_MASK, Floor, Grouping
 from engine.seep.state import BID, PLAY, House, State
 
 # Module constants are ``Final``: the compiled build keeps them in C statics, where a plain
@@ -51,12 +51,9 @@ _CAPTURE: Final = Capture
 _BUILD: Final = Build
 _BREAK: Final = Break
 
-#: Groupings, made (a list) or counted (Selections, past EAGER_SELECTIONS).
-Groupings = list[Grouping] | Selections
-#: HOUSE moves without their card: value, the loose cards in the card's group, each choice of further groups.
-BuildShape = tuple[int, tuple[str, ...], Groupings]
-#: The moves open to a card of one value: capture groupings, throw, build shapes, houses to break.
-Moves = tuple[Groupings, bool, list[BuildShape], list[int]]
+#: The moves open to a card of one value: capture groupings, throw, build shapes (Shapes when some
+#: are counted, not made), houses to break.
+Moves = tuple[Groupings, bool, list[BuildShape] | Shapes, list[int]]
 
 #: Card values 1..13 as bits.
 _VALUES: Final = (1 << 14) - 2
@@ -214,7 +211,7 @@ def _plays(state: State, seat: int, plays: int) -> list[Any] | Listing:
                 captures = floor.selections(value, floor.full, options.maximal)
                 if houses[value] is None:
                     captures = _without_empty(captures)
-            builds = _NO_BUILDS
+            builds: list[BuildShape] | Shapes = _NO_BUILDS
             if building & bit:
                 # the card alone into its own value's house, when it is the seat's only key: no
                 excluded = bit if needs_key & bit and not twice & bit else 0
@@ -231,15 +228,16 @@ def _plays(state: State, seat: int, plays: int) -> list[Any] | Listing:
             deferred = _defer(deferred, out, Captures(card, captures))
         if throw:
             out.append(_THROWS[card])
-        for target, own, rests in builds:
-            # the card's own group, then each choice of further groups ((card,) + own: one tuple,
-            # where the compiled (card, *own) builds a list and converts it)
-            head = ((card,) + own,)  # noqa: RUF005
-            if isinstance(rests, list):
+        if isinstance(builds, list):
+            for target, own, rests in builds:
+                # the card's own group, then each choice of further groups ((card,) + own: one
+                # tuple, where the compiled (card, *own) builds a list and converts it)
+                head = ((card,) + own,)  # noqa: RUF005
+                assert isinstance(rests, list)  # (a counted shape makes the value's builds Shapes)
                 for rest in rests:
                     out.append(_BUILD(card, target, head + rest))
-            else:
-                deferred = _defer(deferred, out, Builds(card, target, head, rests))
+        else:
+            deferred = _defer(deferred, out, Builds(card, builds))
         for house_value in breaks:
             out.append(_BREAK(card, house_value))
     if deferred is not None:
@@ -269,10 +267,12 @@ def _listing(out: list[Any], deferred: list[tuple[int, Family]]) -> Listing:
     parts: list[list[Any] | Family] = []
     start = 0
     for at, family in deferred:
-        parts.append(out[start:at])
+        if at > start:
+            parts.append(out[start:at])
         parts.append(family)
         start = at
-    parts.append(out[start:])
+    if len(out) > start:
+        parts.append(out[start:])
     return Listing(parts)
 
 
@@ -311,7 +311,7 @@ def _build_targets(
 def _build_shapes(
     floor: Floor, options: Options, houses: list[House | None], value: int, targets: list[int],
     excluded: int, loose_held: int,
-) -> list[BuildShape]:
+) -> list[BuildShape] | Shapes:
     """Every HOUSE move with a card of ``value`` (A8.3) to one of ``targets`` but those whose
     bits are in ``excluded``: each set of loose cards joining the card, each choice of
     further groups (``loose_held``: the loose cards' values, as bits)."""
@@ -319,6 +319,7 @@ def _build_shapes(
     sets = options.auto_merge_loose_sets
     direct = options.allow_direct_cemented_build
     shapes: list[BuildShape] = []
+    counted = False  # some shape's choices counted, not made: the value's builds are listed lazily
     for target in targets:
         if target < value or not sums >> (target - value) & 1 or excluded >> target & 1:
             continue  # nothing on the floor completes the card to this value, or rule R
@@ -335,8 +336,9 @@ def _build_shapes(
                 made = rests if isinstance(rests, list) else rests.all()
                 rests = [groups for groups in made if all(len(group) == 1 for group in groups)]
             if rests:
+                counted = counted or not isinstance(rests, list)
                 shapes.append((target, floor.cards_of(with_card) if with_card else (), rests))
-    return shapes
+    return Shapes(shapes) if counted else shapes
 
 
 def _breaks(

@@ -1,6 +1,6 @@
 """Crowded floors: legal_commands counts the groupings and makes a command only when asked.
 
-Past ``EAGER_SELECTIONS`` groupings of one card, the answer is an
+On a floor with more than ``EAGER_GROUPS`` groups of a card's value, the answer is an
 ``engine.core.lazy_listing.Listing``. Two independent walks must agree: iterating it makes
 every grouping with the eager enumeration (``Floor.groupings``), indexing it walks down the
 counts (``Floor.nth_selection``) and ``index``/``in`` walk back (``Floor.selection_index``).
@@ -23,7 +23,7 @@ from engine.core.cards import STANDARD_PACK
 from engine.core.lazy_listing import Listing
 from engine.core.protocol import Rejection
 from engine.seep.cards import VALUE
-from engine.seep.groups import EAGER_SELECTIONS, Floor
+from engine.seep.groups import EAGER_GROUPS, Floor
 from engine.seep.legal import LAST_LISTING
 from engine.seep.state import State
 from tests.seep.helpers import table
@@ -117,7 +117,7 @@ def test_crowded_floors_with_houses_under_each_option(options: dict[str, Any]) -
     state = table({1: ["KH", "QH", "JH", "10H", "9H", "AH"], 0: ["JS", "KD"], 2: ["QS"]}, loose, houses, **options)
     listing = seep.legal_commands(state, 1)
     if not options or "capture_extent" in options:
-        assert isinstance(listing, Listing), "expected groupings past EAGER_SELECTIONS"
+        assert isinstance(listing, Listing), "expected groupings past EAGER_GROUPS groups"
     _check_listing(listing, state, 1)
     _not_listed(listing, state, 1)
 
@@ -143,7 +143,7 @@ def test_counts_and_walks_agree_with_the_eager_groupings() -> None:
                     assert floor.nth_selection(target, avail, maximal, merged, index) == made[index]
                     assert floor.selection_index(target, avail, maximal, merged, made[index]) == index
                 assert floor.selection_index(target, avail, maximal, merged, (("4S", "AS"),)) == -1  # out of order
-    assert EAGER_SELECTIONS >= 1
+    assert max(len(floor.adding_to(target)) for target in range(1, 14)) > EAGER_GROUPS
 
 
 @st.composite
