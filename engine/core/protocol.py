@@ -131,7 +131,9 @@ class GameRules(Protocol):
         ...
 
     def legal_commands(self, state: Any, seat: int) -> Sequence[Any]:
-        """Every distinct command ``seat`` may send now (empty when it has none)."""
+        """Every distinct command ``seat`` may send now (empty when it has none): a list, or
+        where they run to thousands a lazy :class:`engine.core.lazy_listing.Listing` that makes
+        a command when it is indexed (the same commands in the same order)."""
         ...
 
     def to_act(self, state: Any) -> tuple[int, ...]:

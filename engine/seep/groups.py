@@ -38,10 +38,10 @@ _NONE: Final[list[Grouping]] = []  # no grouping at all (read-only)
 #: Up to this many groups of a value, the one-group and no-group cases are looked for first.
 _FEW: Final = 8
 #: Up to this many groups of the target on the floor, :meth:`Floor.selections` makes the list of
-#: selections; more, and it counts them (a :class:`Selections`). Making costs about what counting
-#: does on such floors (every floor of up to ten loose cards A-10, the largest of which lists 831
-#: commands), a list is the cheaper thing to hand out and to walk, and few of those lists are long.
-EAGER_GROUPS: Final = 16
+#: selections (the bound of the one-group shortcut); more, and it counts them (a
+#: :class:`Selections`). Past it counting is the cheaper: ten loose cards A-10 beside three
+#: houses (831 commands) list and pick in 1.9 million instructions counted, 4.2 million made.
+EAGER_GROUPS: Final = 8
 #: The most multisets of loose values a count keeps in a flat list (a floor of sixteen loose
 #: cards has at most 27,648; a floor grown by the option to throw anything can have millions).
 _FLAT_MEMO: Final = 1 << 16
@@ -106,7 +106,10 @@ class Floor:
     memoised enumeration only runs for a value with two or more groups.
     """
 
-    __slots__ = ("_by_low", "_by_sum", "_cards", "_memo", "_positions", "_tallies", "cards", "full", "sums", "values")
+    __slots__ = (
+        "_by_low", "_by_sum", "_cards", "_memo", "_positions", "_renumbering", "_tallies", "cards", "full", "sums",
+        "values",
+    )
 
     def __init__(self, loose: tuple[str, ...], values: list[int] | None = None, sums: int | None = None) -> None:
         self.cards = loose
@@ -119,6 +122,7 @@ class Floor:
         self._by_low: dict[tuple[int, int], list[int]] | None = None
         self._memo: dict[tuple[int, bool, bool], dict[int, list[Grouping]]] | None = None  # made on first use
         self._tallies: dict[int, Tally] | None = None  # made on first use
+        self._renumbering: Renumbering | None = None  # made on first use
         self._positions: dict[str, int] | None = None  # made on first use
         self._cards: dict[int, tuple[str, ...]] = {}
 
@@ -169,7 +173,7 @@ class Floor:
             return few
         by_sum = self._by_sum if self._by_sum is not None else self._index()
         if len(by_sum[target]) > EAGER_GROUPS:
-            count = self.tally(target, maximal, merged_singles).count(avail, 1)
+            count = self.tally(target, maximal, merged_singles).count_without(self.full & ~avail)
             return Selections(self, target, avail, maximal, merged_singles, 0, count)
         memo = self._memo_of(target, maximal, merged_singles)
         by_low = self._by_low if self._by_low is not None else self._index_low()
@@ -217,9 +221,10 @@ class Floor:
         found = tallies.get(key)
         if found is None:
             by_sum = self._by_sum if self._by_sum is not None else self._index()
-            by_low = self._by_low if self._by_low is not None else self._index_low()
-            lows = [by_low.get((target, low), _EMPTY) for low in range(len(self.values))]
-            found = tallies[key] = Tally(self.values, by_sum.get(target, _EMPTY), lows, target, maximal, merged)
+            renumbering = self._renumbering
+            if renumbering is None:
+                renumbering = self._renumbering = Renumbering(self.values)
+            found = tallies[key] = Tally(renumbering, by_sum.get(target, _EMPTY), target, maximal, merged)
         return found
 
     def _select(
@@ -260,6 +265,7 @@ class Floor:
         walking down the counts: at each card, the selections that leave it out come first,
         then those that take each of its groups in turn."""
         tally = self.tally(target, maximal, merged)
+        by_low = self._by_low if self._by_low is not None else self._index_low()
         rem, sums = avail, 1
         taken: list[tuple[str, ...]] = []
         while rem:
@@ -272,7 +278,7 @@ class Floor:
                     rem, sums = rest, skipped
                     continue
                 index -= count
-            for group in tally.lows[low]:
+            for group in by_low.get((target, low), _EMPTY):
                 if group & rem == group:
                     count = tally.count(rem & ~group, sums)
                     if index < count:
@@ -315,6 +321,7 @@ class Floor:
                 return -1  # a card twice, or not in floor order
             masks.append(mask)
         tally = self.tally(target, maximal, merged)
+        by_low = self._by_low if self._by_low is not None else self._index_low()
         rem, sums, index, next_group = avail, 1, 0, 0
         while rem:
             low = (rem & -rem).bit_length() - 1
@@ -323,7 +330,7 @@ class Floor:
                 chosen = masks[next_group]
                 if skipped >= 0:
                     index += tally.count(rem & ~(1 << low), skipped)
-                for group in tally.lows[low]:
+                for group in by_low.get((target, low), _EMPTY):
                     if group & rem == group:
                         if group == chosen:
                             break
@@ -362,33 +369,15 @@ def _left_out(value: int, target: int, sums: int, maximal: bool, merged: bool) -
     return sums
 
 
-class Tally:
-    """How many selections :meth:`Floor._select` lists, for one target and mode: the same
-    recursion, a number per memo entry instead of a list.
+class Renumbering:
+    """A floor's loose cards renumbered by value, lowest first, for :class:`Tally` (the same
+    for every target): ``inner[i]`` is the new number of card ``i``; the ``weight`` of a set
+    of renumbered cards is the multiset of their values, a number in mixed radix (digit v:
+    how many cards of value v; a digit's base is one more than the floor's cards of that
+    value), below ``size``."""
 
-    A count depends on the cards left only through their values (cards of one value can
-    stand in for each other) and not on the order the cards are decided in. So the count
-    runs over the cards renumbered by value, lowest first (a small card decided first
-    leaves fewer groups to try further down), and its memo is keyed by the multiset of
-    values left: the ``weight`` of a set of cards, a number in mixed radix (digit v: how
-    many cards of value v; a digit's base is one more than the floor's cards of that
-    value). Selections that need not be maximal do not depend on the cards left out
-    (``sums``), so their memo is a list indexed by the weight (no dictionary, no boxed
-    key) unless the floor has more multisets than :data:`_FLAT_MEMO`. A card none of whose
-    groups fits what is left is left out without a memo entry.
-
-    ``lows[i]``: the groups whose lowest card (in floor order) is card ``i``, for the walks
-    of :meth:`Floor.nth_selection` and :meth:`Floor.selection_index`."""
-
-    def __init__(
-        self, values: list[int], groups: list[int], lows: list[list[int]], target: int, maximal: bool, merged: bool
-    ) -> None:
-        self.lows = lows
-        self.target = target
-        self.maximal = maximal
-        self.merged = merged
+    def __init__(self, values: list[int]) -> None:
         order = sorted(range(len(values)), key=values.__getitem__)
-        #: card i of the floor is card inner[i] of the count
         self.inner = [0] * len(values)
         for at in range(len(order)):
             self.inner[order[at]] = at
@@ -403,20 +392,12 @@ class Tally:
                 end += 1
             radix *= end - at + 1
             at = end
-        #: the flat memo of a count that needs no sums (-1: not counted yet), made on first use
-        self.flat: list[int] | None = None
-        self.flat_size = radix if not maximal and radix <= _FLAT_MEMO else 0
-        self.firsts: list[list[int]] = [[] for _ in order]  # the groups by their lowest card, renumbered
-        self.first_weights: list[list[int]] = [[] for _ in order]
-        for group in groups:
-            renumbered = self.renumber(group)
-            first = (renumbered & -renumbered).bit_length() - 1
-            self.firsts[first].append(renumbered)
-            self.first_weights[first].append(self._weight(renumbered))
-        self.memo: dict[int, int] = {}
+        self.size = radix
+        self.full = (1 << len(values)) - 1
+        self.full_weight = radix - 1
 
     def renumber(self, cards: int) -> int:
-        """A set of floor cards as a set of the count's cards."""
+        """A set of floor cards as a set of renumbered cards."""
         inner = self.inner
         out = 0
         while cards:
@@ -425,8 +406,8 @@ class Tally:
             cards &= cards - 1
         return out
 
-    def _weight(self, cards: int) -> int:
-        """The multiset of values of a set of the count's cards, as an int (see the class)."""
+    def weight(self, cards: int) -> int:
+        """The multiset of values of a set of renumbered cards, as a number (see the class)."""
         weights = self.weights
         total = 0
         while cards:
@@ -435,10 +416,51 @@ class Tally:
             cards &= cards - 1
         return total
 
+
+class Tally:
+    """How many selections :meth:`Floor._select` lists, for one target and mode: the same
+    recursion, a number per memo entry instead of a list.
+
+    A count depends on the cards left only through their values (cards of one value can
+    stand in for each other) and not on the order the cards are decided in. So the count
+    runs over the cards renumbered by value (:class:`Renumbering`; a small card decided
+    first leaves fewer groups to try further down), and its memo is keyed by the multiset
+    of values left, the renumbering's ``weight``. Selections that need not be maximal do
+    not depend on the cards left out (``sums``), so their memo is a list indexed by the
+    weight (no dictionary, no boxed key) unless the floor has more multisets than
+    :data:`_FLAT_MEMO`. A card none of whose groups fits what is left is left out without
+    a memo entry."""
+
+    def __init__(self, renumbering: Renumbering, groups: list[int], target: int, maximal: bool, merged: bool) -> None:
+        self.renumbering = renumbering
+        self.target = target
+        self.maximal = maximal
+        self.merged = merged
+        self.values = renumbering.values
+        self.weights = renumbering.weights
+        #: the flat memo of a count that needs no sums (-1: not counted yet), made on first use
+        self.flat: list[int] | None = None
+        self.flat_size = renumbering.size if not maximal and renumbering.size <= _FLAT_MEMO else 0
+        count = len(self.values)
+        self.firsts: list[list[int]] = [[] for _ in range(count)]  # the groups by their lowest card, renumbered
+        self.first_weights: list[list[int]] = [[] for _ in range(count)]
+        for group in groups:
+            renumbered = renumbering.renumber(group)
+            first = (renumbered & -renumbered).bit_length() - 1
+            self.firsts[first].append(renumbered)
+            self.first_weights[first].append(renumbering.weight(renumbered))
+        self.memo: dict[int, int] = {}
+
     def count(self, rem: int, sums: int) -> int:
         """The selections within the floor cards ``rem`` when the cards left out so far reach ``sums``."""
-        inner = self.renumber(rem)
-        return self._count(inner, self._weight(inner), sums)
+        inner = self.renumbering.renumber(rem)
+        return self._count(inner, self.renumbering.weight(inner), sums)
+
+    def count_without(self, removed: int) -> int:
+        """The selections within the floor but the cards ``removed`` (fewer bits to renumber)."""
+        renumbering = self.renumbering
+        gone = renumbering.renumber(removed)
+        return self._count(renumbering.full & ~gone, renumbering.full_weight - renumbering.weight(gone), 1)
 
     def _count(self, rem: int, weight: int, sums: int) -> int:
         values = self.values
