@@ -99,8 +99,9 @@ class Listing(Sequence[Any]):
     def _find(self, command: object) -> int:
         for start, part in zip(self._starts, self._parts, strict=True):
             if isinstance(part, list):
-                if command in part:
-                    return start + part.index(command)
+                found = index_in(part, command)
+                if found >= 0:
+                    return start + found
             else:
                 found = part.index_of(command)
                 if found >= 0:
@@ -131,3 +132,11 @@ class Listing(Sequence[Any]):
         kinds = ", ".join(f"{len(part)} listed" if isinstance(part, list) else f"{len(part)} in {type(part).__name__}"
                           for part in self._parts)
         return f"Listing({self._length} commands: {kinds})"
+
+
+def index_in(items: list[Any], item: object) -> int:
+    """Where ``item`` first stands in ``items``, or -1 (one scan, where ``in`` then ``index`` make two)."""
+    try:
+        return items.index(item)
+    except ValueError:
+        return -1

@@ -12,6 +12,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import Any, Final
 
+from engine.core.lazy_listing import index_in
 from engine.seep.commands import Build, Capture
 from engine.seep.groups import Grouping, Selections
 
@@ -112,5 +113,5 @@ class Builds:
 def _index_in(rests: Groupings, rest: Grouping) -> int:
     """Where ``rest`` stands among a shape's choices, or -1."""
     if isinstance(rests, list):
-        return rests.index(rest) if rest in rests else -1
+        return index_in(rests, rest)
     return rests.index(rest)

@@ -156,11 +156,7 @@ class Floor:
         out do not count (they join the new house by themselves, A8.3).
         """
         few = self._few(target, avail, maximal, merged_singles)
-        if few is not None:
-            return few
-        memo = self._memo_of(target, maximal, merged_singles)
-        by_low = self._by_low if self._by_low is not None else self._index_low()
-        return self._select(target, avail, 1, maximal, merged_singles, memo, by_low)
+        return few if few is not None else self._made(target, avail, maximal, merged_singles)
 
     def selections(
         self, target: int, avail: int, maximal: bool, merged_singles: bool = False
@@ -175,9 +171,7 @@ class Floor:
         if len(by_sum[target]) > EAGER_GROUPS:
             count = self.tally(target, maximal, merged_singles).count_without(self.full & ~avail)
             return Selections(self, target, avail, maximal, merged_singles, 0, count)
-        memo = self._memo_of(target, maximal, merged_singles)
-        by_low = self._by_low if self._by_low is not None else self._index_low()
-        return self._select(target, avail, 1, maximal, merged_singles, memo, by_low)
+        return self._made(target, avail, maximal, merged_singles)
 
     def _few(self, target: int, avail: int, maximal: bool, merged_singles: bool) -> list[Grouping] | None:
         """The answer when ``avail`` holds one ``target``-group or none, else None (play mostly
@@ -202,14 +196,16 @@ class Floor:
             return _NO_GROUPS
         return None
 
-    def _memo_of(self, target: int, maximal: bool, merged: bool) -> dict[int, list[Grouping]]:
+    def _made(self, target: int, avail: int, maximal: bool, merged: bool) -> list[Grouping]:
+        """The selections made by the memoised enumeration (one memo per target and mode)."""
         memos = self._memo
         if memos is None:
             memos = self._memo = {}
         memo = memos.get((target, maximal, merged))
         if memo is None:
             memo = memos[(target, maximal, merged)] = {}
-        return memo
+        by_low = self._by_low if self._by_low is not None else self._index_low()
+        return self._select(target, avail, 1, maximal, merged, memo, by_low)
 
     def tally(self, target: int, maximal: bool, merged: bool) -> Tally:
         """The counter of selections of ``target``-groups (one per target and mode, made on first use)."""

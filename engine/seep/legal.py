@@ -191,7 +191,7 @@ def _plays(state: State, seat: int, plays: int) -> list[Any] | Listing:
     floor: Floor | None = None
     by_value: list[Moves | None] | None = None  # the moves of each card value met so far (made when needed)
     out: list[Any] = []
-    deferred: list[tuple[int, Family]] | None = None  # the counted families, each with its place in out
+    parts: list[list[Any] | Family] | None = None  # with counted families: the listing so far, out the rest
     for index in range(len(hand)):
         value = values[index]
         bit = 1 << value
@@ -225,7 +225,8 @@ def _plays(state: State, seat: int, plays: int) -> list[Any] | Listing:
             for groups in captures:
                 out.append(_CAPTURE(card, groups))
         else:
-            deferred = _defer(deferred, out, Captures(card, captures))
+            parts = _with_family(parts, out, Captures(card, captures))
+            out = []
         if throw:
             out.append(_THROWS[card])
         if isinstance(builds, list):
@@ -237,11 +238,13 @@ def _plays(state: State, seat: int, plays: int) -> list[Any] | Listing:
                 for rest in rests:
                     out.append(_BUILD(card, target, head + rest))
         else:
-            deferred = _defer(deferred, out, Builds(card, builds))
+            parts = _with_family(parts, out, Builds(card, builds))
+            out = []
         for house_value in breaks:
             out.append(_BREAK(card, house_value))
-    if deferred is not None:
-        return _listing(out, deferred)
+    if parts is not None:
+        parts.append(out)
+        return Listing(parts)
     return out
 
 
@@ -252,28 +255,14 @@ def _without_empty(groupings: Groupings) -> Groupings:
     return groupings.without_empty()
 
 
-def _defer(
-    deferred: list[tuple[int, Family]] | None, out: list[Any], family: Family
-) -> list[tuple[int, Family]]:
-    """``deferred`` with ``family`` placed after the commands listed so far."""
-    if deferred is None:
-        deferred = []
-    deferred.append((len(out), family))
-    return deferred
-
-
-def _listing(out: list[Any], deferred: list[tuple[int, Family]]) -> Listing:
-    """The commands of ``out`` with the counted families in their places, as one lazy listing."""
-    parts: list[list[Any] | Family] = []
-    start = 0
-    for at, family in deferred:
-        if at > start:
-            parts.append(out[start:at])
-        parts.append(family)
-        start = at
-    if len(out) > start:
-        parts.append(out[start:])
-    return Listing(parts)
+def _with_family(parts: list[list[Any] | Family] | None, out: list[Any], family: Family) -> list[list[Any] | Family]:
+    """The parts of a lazy listing so far, then the commands listed since (``out``; the caller
+    starts a new list), then ``family`` (empty parts are dropped by the Listing)."""
+    if parts is None:
+        parts = []
+    parts.append(out)
+    parts.append(family)
+    return parts
 
 
 def _build_targets(
