@@ -14,7 +14,7 @@ from typing import Any, Final
 
 from engine.core.lazy_listing import index_in
 from engine.seep.commands import Build, Capture
-from engine.seep.groups import Grouping, Selections
+from engine.seep.groups import Floor, Grouping, Selections
 
 # ``Final`` aliases: the compiled build keeps them in C statics (a module name is a dictionary
 # lookup at every use).
@@ -50,18 +50,92 @@ class Captures:
         return [_CAPTURE(card, groups) for groups in self.selections.all()]
 
 
-class Shapes:
-    """The HOUSE moves of a card value (A8.3): its build shapes, in order, with where each
-    shape's choices start when they are numbered one after another. Worked out once per
-    value and shared by the cards of that value."""
+class Run:
+    """The HOUSE moves of a card of one value to one house value ``target`` with every set of
+    loose cards that can join the card (``owns``: the sets adding up to ``joining``, the
+    target less the card's value, as bitmasks), each with every choice of further groups from
+    the rest of the floor. A crowded floor has hundreds of such sets, but the choices beside
+    a set depend only on its multiset of values: they are counted once per multiset
+    (:class:`engine.seep.groups.Tally`), and the move at an index is made when asked for, by
+    a walk over the sets (``sets``: the further groups are maximal; ``new``: a new house)."""
 
-    def __init__(self, shapes: list[BuildShape]) -> None:
-        self.shapes = shapes
+    def __init__(self, floor: Floor, target: int, joining: int, sets: bool, new: bool) -> None:
+        self.floor = floor
+        self.target = target
+        self.owns = floor.adding_to(joining)
+        self.sets = sets
+        self.new = new
+        tally = floor.tally(target, sets, new)
+        counts = self.counts = floor.counts()
+        #: the choices beside a set of loose cards, by the set's ``weight`` (its multiset of values)
+        self.beside: dict[int, int] = {}
+        total = 0
+        shapes = counts.groups(joining)
+        for at in range(len(shapes.haves)):
+            weight = shapes.weights[at]
+            choices = self.beside[weight] = tally.count_left(counts.full_have - shapes.haves[at],
+                                                             counts.full_weight - weight)
+            total += shapes.sets[at] * choices
+        self.total = total
+
+    def __len__(self) -> int:
+        return self.total
+
+    def _size(self, own: int) -> int:
+        """How many moves the set of loose cards ``own`` has."""
+        return self.beside[self.counts.weight(own)]
+
+    def rests(self, own: int) -> Groupings:
+        """The choices of further groups beside the set ``own``."""
+        floor = self.floor
+        return floor.selections(self.target, floor.full & ~own, self.sets, merged_singles=self.new)
+
+    def at(self, index: int) -> tuple[tuple[str, ...], Grouping]:
+        """The own set of loose cards and the further groups of the move at ``index``."""
+        for own in self.owns:
+            size = self._size(own)
+            if index < size:
+                rests = self.rests(own)
+                return self.floor.cards_of(own), rests[index] if isinstance(rests, list) else rests.at(index)
+            index -= size
+        raise IndexError("build index out of range")
+
+    def index(self, own: tuple[str, ...], rest: Grouping) -> int:
+        """Where the move with the own set ``own`` and further groups ``rest`` stands, or -1."""
+        mask = self.floor.mask_of(own)
+        if mask < 0:
+            return -1
+        before = 0
+        for listed in self.owns:
+            if listed == mask:
+                found = _index_in(self.rests(mask), rest)
+                return before + found if found >= 0 else -1
+            before += self._size(listed)
+        return -1
+
+    def shapes(self) -> list[BuildShape]:
+        """The moves as :data:`BuildShape` tuples, made."""
+        floor = self.floor
+        out: list[BuildShape] = []
+        for own in self.owns:
+            if self._size(own):
+                rests = self.rests(own)
+                out.append((self.target, floor.cards_of(own), rests if isinstance(rests, list) else rests.all()))
+        return out
+
+
+class Shapes:
+    """The HOUSE moves of a card value (A8.3): its build shapes and :class:`Run` s, in order,
+    with where each part's moves start when they are numbered one after another. Worked out
+    once per value and shared by the cards of that value."""
+
+    def __init__(self, parts: list[BuildShape | Run]) -> None:
+        self.parts = parts
         self.starts: list[int] = []
         total = 0
-        for shape in shapes:
+        for part in parts:
             self.starts.append(total)
-            total += len(shape[2])
+            total += len(part) if isinstance(part, Run) else len(part[2])
         self.total = total
 
 
@@ -79,9 +153,14 @@ class Builds:
     def at(self, index: int) -> Any:
         shapes = self.shapes
         at = bisect_right(shapes.starts, index) - 1
-        value, own, rests = shapes.shapes[at]
+        part = shapes.parts[at]
         offset = index - shapes.starts[at]
-        rest = rests[offset] if isinstance(rests, list) else rests.at(offset)
+        if isinstance(part, Run):
+            value = part.target
+            own, rest = part.at(offset)
+        else:
+            value, own, rests = part
+            rest = rests[offset] if isinstance(rests, list) else rests.at(offset)
         card = self.card
         return _BUILD(card, value, ((card,) + own,) + rest)  # noqa: RUF005
 
@@ -93,8 +172,14 @@ class Builds:
             return -1
         own = groups[0][1:]
         shapes = self.shapes
-        for at in range(len(shapes.shapes)):
-            value, shape_own, rests = shapes.shapes[at]
+        for at in range(len(shapes.parts)):
+            part = shapes.parts[at]
+            if isinstance(part, Run):
+                if part.target == command.value:
+                    found = part.index(own, groups[1:])
+                    return shapes.starts[at] + found if found >= 0 else -1
+                continue
+            value, shape_own, rests = part
             if value == command.value and shape_own == own:
                 found = _index_in(rests, groups[1:])
                 return shapes.starts[at] + found if found >= 0 else -1
@@ -103,10 +188,11 @@ class Builds:
     def commands(self) -> list[Any]:
         card = self.card
         out: list[Any] = []
-        for value, own, rests in self.shapes.shapes:
-            head = ((card,) + own,)  # noqa: RUF005
-            for rest in rests if isinstance(rests, list) else rests.all():
-                out.append(_BUILD(card, value, head + rest))
+        for part in self.shapes.parts:
+            for value, own, rests in part.shapes() if isinstance(part, Run) else [part]:
+                head = ((card,) + own,)  # noqa: RUF005
+                for rest in rests if isinstance(rests, list) else rests.all():
+                    out.append(_BUILD(card, value, head + rest))
         return out
 
 

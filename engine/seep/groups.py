@@ -21,7 +21,10 @@ pays for the counts and one walk, not for thousands of tuples.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from math import comb
 from typing import Final
+
+from mypy_extensions import i64
 
 from engine.seep.cards import VALUE
 
@@ -32,7 +35,6 @@ MAX_SUM: Final = 13
 SUMS_MASK: Final = (1 << (MAX_SUM + 1)) - 1
 
 Grouping = tuple[tuple[str, ...], ...]
-_EMPTY: Final[list[int]] = []  # no group (read-only)
 _NO_GROUPS: Final[list[Grouping]] = [()]  # the only grouping when no group exists (read-only)
 _NONE: Final[list[Grouping]] = []  # no grouping at all (read-only)
 #: Up to this many groups of a value, the one-group and no-group cases are looked for first.
@@ -60,36 +62,32 @@ def has_group(values: Iterable[int], target: int) -> bool:
     return bool(reachable_sums(values) >> target & 1)
 
 
-def _sets_by_sum(values: tuple[int, ...]) -> dict[int, list[int]]:
-    """Every set of cards (bitmask) of ``values`` adding up to 1..13, by its sum (sets of a sum
+def _sets_by_sum(values: tuple[int, ...]) -> list[list[int]]:
+    """Every set of cards (bitmask) of ``values`` adding up to 0..13, by its sum (sets of a sum
     in order of their highest card). Doubling: each card joins every set listed so far that
-    it does not push over 13. (Masks and sums in two lists of ints: no tuple per set.)"""
-    masks = [0]
-    totals = [0]
+    it does not push over 13, the sums taken from the top so that a set the card has just
+    joined is not joined again. (The sets a card makes with one sum all come from the sets
+    of one other sum, in their order: the order is the one a single list would give.)"""
+    by_sum: list[list[int]] = [[] for _ in range(MAX_SUM + 1)]
+    by_sum[0].append(0)
     for index in range(len(values)):
         value = values[index]
         bit = 1 << index
-        for at in range(len(masks)):  # the sets listed before this card
-            total = totals[at] + value
-            if total <= MAX_SUM:
-                masks.append(masks[at] | bit)
-                totals.append(total)
-    by_sum: dict[int, list[int]] = {}
-    for at in range(len(masks)):
-        total = totals[at]
-        if total in by_sum:
-            by_sum[total].append(masks[at])
-        else:
-            by_sum[total] = [masks[at]]
+        for total in range(MAX_SUM - value, -1, -1):
+            joined = by_sum[total]
+            if joined:
+                into = by_sum[total + value]
+                for at in range(len(joined)):
+                    into.append(joined[at] | bit)
     return by_sum
 
 
 #: :func:`_sets_by_sum` of the floors of up to four loose cards, by their values: play meets
 #: the same few thousand small floors again and again (at most 13**4 of them: bounded).
-_SMALL_FLOORS: Final[dict[tuple[int, ...], dict[int, list[int]]]] = {}
+_SMALL_FLOORS: Final[dict[tuple[int, ...], list[list[int]]]] = {}
 
 
-def sets_by_sum(values: tuple[int, ...]) -> dict[int, list[int]]:
+def sets_by_sum(values: tuple[int, ...]) -> list[list[int]]:
     """:func:`_sets_by_sum`, remembered for small floors (callers never mutate the lists)."""
     found = _SMALL_FLOORS.get(values)
     if found is None:
@@ -107,8 +105,8 @@ class Floor:
     """
 
     __slots__ = (
-        "_by_low", "_by_sum", "_cards", "_memo", "_positions", "_renumbering", "_tallies", "cards", "full", "sums",
-        "values",
+        "_by_low", "_by_sum", "_cards", "_counts", "_memo", "_positions", "_tallies", "cards", "full",
+        "sums", "values",
     )
 
     def __init__(self, loose: tuple[str, ...], values: list[int] | None = None, sums: int | None = None) -> None:
@@ -118,22 +116,22 @@ class Floor:
         self.values = values
         self.full = (1 << len(values)) - 1
         self.sums = reachable_sums(values) if sums is None else sums
-        self._by_sum: dict[int, list[int]] | None = None
-        self._by_low: dict[tuple[int, int], list[int]] | None = None
+        self._by_sum: list[list[int]] | None = None
+        self._by_low: dict[int, list[list[int]]] = {}  # per target, made on first use
         self._memo: dict[tuple[int, bool, bool], dict[int, list[Grouping]]] | None = None  # made on first use
         self._tallies: dict[int, Tally] | None = None  # made on first use
-        self._renumbering: Renumbering | None = None  # made on first use
+        self._counts: Counts | None = None  # made on first use
         self._positions: dict[str, int] | None = None  # made on first use
         self._cards: dict[int, tuple[str, ...]] = {}
 
-    def _index(self) -> dict[int, list[int]]:
+    def _index(self) -> list[list[int]]:
         by_sum = self._by_sum = sets_by_sum(tuple(self.values))
         return by_sum
 
     def adding_to(self, total: int) -> list[int]:
         """Every set of loose cards (a bitmask) whose values add up to ``total`` (1..13)."""
         by_sum = self._by_sum if self._by_sum is not None else self._index()
-        return by_sum.get(total, _EMPTY)
+        return by_sum[total]
 
     def cards_of(self, mask: int) -> tuple[str, ...]:
         """The loose cards of a set, in floor order (memoised)."""
@@ -204,8 +202,7 @@ class Floor:
         memo = memos.get((target, maximal, merged))
         if memo is None:
             memo = memos[(target, maximal, merged)] = {}
-        by_low = self._by_low if self._by_low is not None else self._index_low()
-        return self._select(target, avail, 1, maximal, merged, memo, by_low)
+        return self._select(target, avail, 1, maximal, merged, memo, self._lows(target))
 
     def tally(self, target: int, maximal: bool, merged: bool) -> Tally:
         """The counter of selections of ``target``-groups (one per target and mode, made on first use)."""
@@ -216,16 +213,19 @@ class Floor:
         key = target << 2 | maximal << 1 | merged
         found = tallies.get(key)
         if found is None:
-            by_sum = self._by_sum if self._by_sum is not None else self._index()
-            renumbering = self._renumbering
-            if renumbering is None:
-                renumbering = self._renumbering = Renumbering(self.values)
-            found = tallies[key] = Tally(renumbering, by_sum.get(target, _EMPTY), target, maximal, merged)
+            found = tallies[key] = Tally(self.counts(), target, maximal, merged)
         return found
+
+    def counts(self) -> Counts:
+        """The loose cards as a multiset of values (made on first use)."""
+        counts = self._counts
+        if counts is None:
+            counts = self._counts = Counts(self.values)
+        return counts
 
     def _select(
         self, target: int, rem: int, sums: int, maximal: bool, merged: bool,
-        memo: dict[int, list[Grouping]], by_low: dict[tuple[int, int], list[int]],
+        memo: dict[int, list[Grouping]], lows: list[list[int]],
     ) -> list[Grouping]:
         """The selections within ``rem`` (``sums``: what the cards left out so far reach),
         deciding the lowest undecided card: left out, or the lowest card of a group taken.
@@ -242,15 +242,15 @@ class Floor:
         low = (rem & -rem).bit_length() - 1
         # the lowest undecided card is left out ...
         skipped = _left_out(self.values[low], target, sums, maximal, merged)
-        out = _NONE if skipped < 0 else self._select(target, rem & ~(1 << low), skipped, maximal, merged, memo, by_low)
+        out = _NONE if skipped < 0 else self._select(target, rem & ~(1 << low), skipped, maximal, merged, memo, lows)
         # ... or it is the lowest card of one of the groups taken
         extended = False
-        for group in by_low.get((target, low), _EMPTY):
+        for group in lows[low]:
             if group & rem == group:
                 if not extended:
                     out, extended = list(out), True
                 cards = self.cards_of(group)
-                tails = self._select(target, rem & ~group, sums, maximal, merged, memo, by_low)
+                tails = self._select(target, rem & ~group, sums, maximal, merged, memo, lows)
                 # (cards,) + tail: one tuple; the compiled (cards, *tail) builds a list and converts it
                 out += [(cards,) + tail for tail in tails]  # noqa: RUF005
         memo[key] = out
@@ -261,7 +261,7 @@ class Floor:
         walking down the counts: at each card, the selections that leave it out come first,
         then those that take each of its groups in turn."""
         tally = self.tally(target, maximal, merged)
-        by_low = self._by_low if self._by_low is not None else self._index_low()
+        lows = self._lows(target)
         rem, sums = avail, 1
         taken: list[tuple[str, ...]] = []
         while rem:
@@ -274,7 +274,7 @@ class Floor:
                     rem, sums = rest, skipped
                     continue
                 index -= count
-            for group in by_low.get((target, low), _EMPTY):
+            for group in lows[low]:
                 if group & rem == group:
                     count = tally.count(rem & ~group, sums)
                     if index < count:
@@ -302,22 +302,14 @@ class Floor:
         """Where ``groups`` stands in :meth:`groupings`, or -1 when it is not there (a group not
         of ``target``, cards off the floor or out of floor order, groups out of order, a
         group left that maximality forbids): the walk of :meth:`nth_selection`, backwards."""
-        positions = self._positions
-        if positions is None:
-            positions = self._positions = {card: index for index, card in enumerate(self.cards)}
         masks: list[int] = []
         for cards in groups:
-            mask = 0
-            for card in cards:
-                position = positions.get(card, -1)
-                if position < 0:
-                    return -1
-                mask |= 1 << position
-            if self.cards_of(mask) != cards:
-                return -1  # a card twice, or not in floor order
+            mask = self.mask_of(cards)
+            if mask < 0:
+                return -1
             masks.append(mask)
         tally = self.tally(target, maximal, merged)
-        by_low = self._by_low if self._by_low is not None else self._index_low()
+        lows = self._lows(target)
         rem, sums, index, next_group = avail, 1, 0, 0
         while rem:
             low = (rem & -rem).bit_length() - 1
@@ -326,7 +318,7 @@ class Floor:
                 chosen = masks[next_group]
                 if skipped >= 0:
                     index += tally.count(rem & ~(1 << low), skipped)
-                for group in by_low.get((target, low), _EMPTY):
+                for group in lows[low]:
                     if group & rem == group:
                         if group == chosen:
                             break
@@ -341,18 +333,30 @@ class Floor:
                 rem, sums = rem & ~(1 << low), skipped
         return index if next_group == len(masks) else -1
 
-    def _index_low(self) -> dict[tuple[int, int], list[int]]:
-        """The groups by (sum, lowest card)."""
-        by_low: dict[tuple[int, int], list[int]] = {}
-        for total in range(1, MAX_SUM + 1):
-            for group in self.adding_to(total):
-                key = (total, (group & -group).bit_length() - 1)
-                if key in by_low:
-                    by_low[key].append(group)
-                else:
-                    by_low[key] = [group]
-        self._by_low = by_low
-        return by_low
+    def mask_of(self, cards: tuple[str, ...]) -> int:
+        """The set of loose cards ``cards`` as a bitmask, or -1 when a card is not loose, is
+        there twice or out of floor order (the inverse of :meth:`cards_of`)."""
+        if not cards:
+            return -1
+        positions = self._positions
+        if positions is None:
+            positions = self._positions = {card: index for index, card in enumerate(self.cards)}
+        mask = 0
+        for card in cards:
+            position = positions.get(card, -1)
+            if position < 0:
+                return -1
+            mask |= 1 << position
+        return mask if self.cards_of(mask) == cards else -1
+
+    def _lows(self, target: int) -> list[list[int]]:
+        """The groups of ``target`` by their lowest card (made on first use)."""
+        found = self._by_low.get(target)
+        if found is None:
+            found = self._by_low[target] = [[] for _ in range(len(self.values))]
+            for group in self.adding_to(target):
+                found[(group & -group).bit_length() - 1].append(group)
+        return found
 
 
 def _left_out(value: int, target: int, sums: int, maximal: bool, merged: bool) -> int:
@@ -365,123 +369,203 @@ def _left_out(value: int, target: int, sums: int, maximal: bool, merged: bool) -
     return sums
 
 
-class Renumbering:
-    """A floor's loose cards renumbered by value, lowest first, for :class:`Tally` (the same
-    for every target): ``inner[i]`` is the new number of card ``i``; the ``weight`` of a set
-    of renumbered cards is the multiset of their values, a number in mixed radix (digit v:
-    how many cards of value v; a digit's base is one more than the floor's cards of that
-    value), below ``size``."""
+#: Four bits per card value 1..13 (bits 4(v-1) up): how many loose cards of each value a set
+#: holds (at most four, one pack). The top bit of each four is a guard: ``(have | _GUARD) - need``
+#: keeps every guard bit exactly when ``have`` holds each value at least as often as ``need``.
+_GUARD: Final[i64] = sum(8 << 4 * (value - 1) for value in range(1, MAX_SUM + 1))
+#: The ``have`` of one card of each value (a list: the compiled ``1 << shift`` with a constant 1
+#: is a C int's shift, wrong past 31 bits).
+_UNITS: Final[list[i64]] = [0] + [1 << 4 * (value - 1) for value in range(1, MAX_SUM + 1)]
+#: Binomial coefficients C(n, k) for n, k < 8, at ``n << 3 | k``: how many sets of k cards of one
+#: value there are among n.
+_BINOMIAL: Final[list[i64]] = [comb(index >> 3, index & 7) for index in range(64)]
+
+
+class Counts:
+    """A floor's loose cards as a multiset of values, for :class:`Tally` (the same for every
+    target). A set of loose cards has two numbers: ``have``, its count of each value four bits
+    apiece (see :data:`_GUARD`), and ``weight``, the same counts in mixed radix (digit v: how
+    many cards of value v; its base one more than the floor's cards of that value), below
+    ``size``: an index for a memo of every multiset."""
 
     def __init__(self, values: list[int]) -> None:
-        order = sorted(range(len(values)), key=values.__getitem__)
-        self.inner = [0] * len(values)
-        for at in range(len(order)):
-            self.inner[order[at]] = at
-        self.values = [values[card] for card in order]
-        self.weights = [0] * len(order)
+        counts = [0] * (MAX_SUM + 1)
+        for value in values:
+            counts[value] += 1
+        if max(counts) > 7:
+            raise ValueError("more than seven loose cards of one value")  # (one pack has four)
+        self.counts = counts
+        self.radix: list[i64] = [0] * (MAX_SUM + 1)
         radix = 1
-        at = 0
-        while at < len(order):  # the cards of one value are next to each other
-            end = at
-            while end < len(order) and self.values[end] == self.values[at]:
-                self.weights[end] = radix
-                end += 1
-            radix *= end - at + 1
-            at = end
+        for value in range(1, MAX_SUM + 1):
+            self.radix[value] = radix
+            radix *= counts[value] + 1
         self.size = radix
-        self.full = (1 << len(values)) - 1
+        self.units = [1 << 4 * (value - 1) for value in values]  # per floor card: its ``have``
+        self.steps = [self.radix[value] for value in values]  # per floor card: its ``weight``
+        self.full_have = sum(self.units)
         self.full_weight = radix - 1
+        self._shapes: list[Multisets] | None = None  # made on first use
 
-    def renumber(self, cards: int) -> int:
-        """A set of floor cards as a set of renumbered cards."""
-        inner = self.inner
-        out = 0
-        while cards:
-            low = (cards & -cards).bit_length() - 1
-            out |= 1 << inner[low]
-            cards &= cards - 1
-        return out
-
-    def weight(self, cards: int) -> int:
-        """The multiset of values of a set of renumbered cards, as a number (see the class)."""
-        weights = self.weights
+    def have(self, cards: int) -> int:
+        """The ``have`` of a set of floor cards (a bitmask)."""
+        units = self.units
         total = 0
         while cards:
-            low = (cards & -cards).bit_length() - 1
-            total += weights[low]
+            total += units[(cards & -cards).bit_length() - 1]
             cards &= cards - 1
         return total
+
+    def weight(self, cards: int) -> int:
+        """The ``weight`` of a set of floor cards (a bitmask)."""
+        steps = self.steps
+        total = 0
+        while cards:
+            total += steps[(cards & -cards).bit_length() - 1]
+            cards &= cards - 1
+        return total
+
+    def groups(self, total: int) -> Multisets:
+        """The multisets of the floor's values adding up to ``total`` (1..13): the shapes of its
+        groups (made for every sum at once, on first use)."""
+        shapes = self._shapes
+        if shapes is None:
+            shapes = self._shapes = self._every_shape()
+        return shapes[total]
+
+    def _every_shape(self) -> list[Multisets]:
+        """The shapes by sum: doubling over the values, lowest first, each joining (with one or
+        more of its cards) every shape listed so far that it does not push over 13, the sums
+        taken from the top so that a shape the value has just joined is not joined again."""
+        by_sum = [Multisets() for _ in range(MAX_SUM + 1)]
+        by_sum[0].add(0, 0, 1)
+        counts = self.counts
+        for value in range(1, MAX_SUM + 1):
+            held = counts[value]
+            if not held:
+                continue
+            unit = 1 << 4 * (value - 1)
+            step = self.radix[value]
+            for total in range(MAX_SUM - value, -1, -1):
+                joined = by_sum[total]
+                for at in range(len(joined.haves)):
+                    have, weight, sets = joined.haves[at], joined.weights[at], joined.sets[at]
+                    for taken in range(1, held + 1):
+                        if total + taken * value > MAX_SUM:
+                            break
+                        by_sum[total + taken * value].add(
+                            have + taken * unit, weight + taken * step, sets * _BINOMIAL[held << 3 | taken])
+        return by_sum
+
+
+class Multisets:
+    """Multisets of loose values of one sum, as parallel lists: each one's ``have``, ``weight``
+    (:class:`Counts`) and how many sets of loose cards it stands for (a product of binomials)."""
+
+    def __init__(self) -> None:
+        self.haves: list[int] = []
+        self.weights: list[int] = []
+        self.sets: list[int] = []
+
+    def add(self, have: int, weight: int, sets: int) -> None:
+        self.haves.append(have)
+        self.weights.append(weight)
+        self.sets.append(sets)
 
 
 class Tally:
     """How many selections :meth:`Floor._select` lists, for one target and mode: the same
-    recursion, a number per memo entry instead of a list.
+    choices, counted over multisets of values instead of made over cards.
 
     A count depends on the cards left only through their values (cards of one value can
     stand in for each other) and not on the order the cards are decided in. So the count
-    runs over the cards renumbered by value (:class:`Renumbering`; a small card decided
-    first leaves fewer groups to try further down), and its memo is keyed by the multiset
-    of values left, the renumbering's ``weight``. Selections that need not be maximal do
-    not depend on the cards left out (``sums``), so their memo is a list indexed by the
-    weight (no dictionary, no boxed key) unless the floor has more multisets than
-    :data:`_FLAT_MEMO`. A card none of whose groups fits what is left is left out without
-    a memo entry."""
+    decides a card of the lowest value left: left out, or taken as the lowest card of a
+    group of some *shape* (a multiset of values adding up to the target; a floor of
+    fourteen aces to fours has 879 groups of 13 but 23 shapes), which stands for the
+    product of binomials of the card sets of that shape. Whether a shape fits what is
+    left is one subtraction (:data:`_GUARD`). The memo is keyed by the multiset left, its
+    ``weight`` (:class:`Counts`), with the sums the cards left out reach where maximal
+    selections need them; where they don't, the memo is a list indexed by the weight (no
+    dictionary, no boxed key) unless the floor has more multisets than :data:`_FLAT_MEMO`.
+    A value none of whose shapes fits what is left is left out without a memo entry."""
 
-    def __init__(self, renumbering: Renumbering, groups: list[int], target: int, maximal: bool, merged: bool) -> None:
-        self.renumbering = renumbering
+    def __init__(self, counts: Counts, target: int, maximal: bool, merged: bool) -> None:
+        self.counts = counts
         self.target = target
         self.maximal = maximal
         self.merged = merged
-        self.values = renumbering.values
-        self.weights = renumbering.weights
         #: the flat memo of a count that needs no sums (-1: not counted yet), made on first use
         self.flat: list[int] | None = None
-        self.flat_size = renumbering.size if not maximal and renumbering.size <= _FLAT_MEMO else 0
-        count = len(self.values)
-        self.firsts: list[list[int]] = [[] for _ in range(count)]  # the groups by their lowest card, renumbered
-        self.first_weights: list[list[int]] = [[] for _ in range(count)]
-        for group in groups:
-            renumbered = renumbering.renumber(group)
-            first = (renumbered & -renumbered).bit_length() - 1
-            self.firsts[first].append(renumbered)
-            self.first_weights[first].append(renumbering.weight(renumbered))
+        self.flat_size = counts.size if not maximal and counts.size <= _FLAT_MEMO else 0
         self.memo: dict[int, int] = {}
+        self.radix = counts.radix
+        # The shapes by their lowest value: what they take (``have``), their ``weight``, and the
+        # terms of how many card sets each stands for (none where every value in it is single
+        # on the floor): four bits for the value, then 8 for the lowest value, then the count.
+        self.needs: list[list[i64]] = [[] for _ in range(MAX_SUM + 1)]
+        self.drops: list[list[i64]] = [[] for _ in range(MAX_SUM + 1)]
+        self.terms: list[list[list[i64]]] = [[] for _ in range(MAX_SUM + 1)]
+        floor_counts = counts.counts
+        repeated = [value for value in range(1, MAX_SUM + 1) if floor_counts[value] > 1]
+        shapes = counts.groups(target)
+        for at in range(len(shapes.haves)):
+            need = shapes.haves[at]
+            low = 1
+            while not need >> 4 * (low - 1) & 15:
+                low += 1
+            terms: list[i64] = []
+            for value in repeated:
+                taken = need >> 4 * (value - 1) & 15
+                if taken:
+                    terms.append((value - 1) << 4 | (8 if value == low else 0) | taken)
+            self.needs[low].append(need)
+            self.drops[low].append(shapes.weights[at])
+            self.terms[low].append(terms)
 
     def count(self, rem: int, sums: int) -> int:
         """The selections within the floor cards ``rem`` when the cards left out so far reach ``sums``."""
-        inner = self.renumbering.renumber(rem)
-        return self._count(inner, self.renumbering.weight(inner), sums)
+        counts = self.counts
+        return self._count(counts.have(rem), counts.weight(rem), sums, 1)
 
     def count_without(self, removed: int) -> int:
-        """The selections within the floor but the cards ``removed`` (fewer bits to renumber)."""
-        renumbering = self.renumbering
-        gone = renumbering.renumber(removed)
-        return self._count(renumbering.full & ~gone, renumbering.full_weight - renumbering.weight(gone), 1)
+        """The selections within the floor but the cards ``removed``."""
+        counts = self.counts
+        return self._count(counts.full_have - counts.have(removed), counts.full_weight - counts.weight(removed), 1, 1)
 
-    def _count(self, rem: int, weight: int, sums: int) -> int:
-        values = self.values
-        firsts = self.firsts
-        target = self.target
+    def count_left(self, have: int, weight: int) -> int:
+        """The selections within the multiset of loose cards ``have`` (its ``weight``), nothing left out yet."""
+        return self._count(have, weight, 1, 1)
+
+    def _count(self, have: i64, weight: i64, sums: i64, value: i64) -> int:
+        """(``value``: no card below it is left. Native 64-bit integers throughout: the compiled
+        build then does plain machine arithmetic, which is most of what a count does.)"""
+        target: i64 = self.target
         maximal = self.maximal
-        merged = self.merged
-        while True:  # leave out the cards that no group within rem holds as its lowest
-            if not rem:
+        keeps_singles = self.merged  # a single card of the target value left out does not count
+        guard: i64 = _GUARD
+        radix = self.radix
+        while True:  # leave out the cards of values none of whose shapes fits what is left
+            if have == 0:
                 return 1
-            low = (rem & -rem).bit_length() - 1
-            fits = -1
-            groups = firsts[low]
-            for at in range(len(groups)):
-                group = groups[at]
-                if group & rem == group:
+            shift: i64 = (value - 1) << 2
+            while (have >> shift) & 15 == 0:
+                value += 1
+                shift += 4
+            needs = self.needs[value]
+            fits: i64 = -1
+            guarded: i64 = have | guard
+            for at in range(len(needs)):
+                if (guarded - needs[at]) & guard == guard:
                     fits = at
                     break
             if fits >= 0:
                 break
-            sums = _left_out(values[low], target, sums, maximal, merged)
-            if sums < 0:
-                return 0
-            rem &= rem - 1
-            weight -= self.weights[low]
+            if maximal and not (keeps_singles and value == target):  # _left_out, inline
+                sums = (sums | (sums << value)) & SUMS_MASK
+                if (sums >> target) & 1:
+                    return 0
+            have -= _UNITS[value]
+            weight -= radix[value]
         flat = self.flat
         if self.flat_size:
             if flat is None:
@@ -493,13 +577,31 @@ class Tally:
             found_or_none = self.memo.get(weight << 14 | sums)
             if found_or_none is not None:
                 return found_or_none
-        skipped = _left_out(values[low], target, sums, maximal, merged)
-        out = 0 if skipped < 0 else self._count(rem & (rem - 1), weight - self.weights[low], skipped)
-        group_weights = self.first_weights[low]
-        for at in range(fits, len(groups)):
-            group = groups[at]
-            if group & rem == group:
-                out += self._count(rem & ~group, weight - group_weights[at], sums)
+        # one card of the lowest value left is left out ...
+        out = 0
+        skipped: i64 = sums
+        if maximal and not (keeps_singles and value == target):
+            skipped = (sums | (sums << value)) & SUMS_MASK
+        if not (skipped >> target) & 1:  # (without maximality, sums stay 1)
+            out = self._count(have - _UNITS[value], weight - radix[value], skipped, value)
+        # ... or it is the lowest card of a group of one of the shapes that fit
+        drops = self.drops[value]
+        terms = self.terms[value]
+        for at in range(fits, len(needs)):
+            need: i64 = needs[at]
+            if (guarded - need) & guard == guard:
+                ways: i64 = 1
+                for term in terms[at]:
+                    held: i64 = (have >> ((term >> 4) << 2)) & 15
+                    taken: i64 = term & 7
+                    if term & 8:  # the lowest value: this card and taken - 1 more of the others
+                        ways *= _BINOMIAL[((held - 1) << 3) | (taken - 1)]
+                    else:
+                        ways *= _BINOMIAL[(held << 3) | taken]
+                if ways == 1:
+                    out += self._count(have - need, weight - drops[at], sums, value)
+                else:
+                    out += ways * self._count(have - need, weight - drops[at], sums, value)
         if flat is not None:
             flat[weight] = out
         else:

@@ -31,15 +31,15 @@ groupings and one walk, not 70,000 command objects.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from engine.core.lazy_listing import Family, Listing
 from engine.core.listing import LastListing
 from engine.seep.cards import HOUSE_VALUES, MAX_HOUSE, MIN_HOUSE, VALUE
 from engine.seep.commands import Bid, Break, Build, Capture, Throw
 from engine.seep.config import Config
-from engine.seep.families import Builds, BuildShape, Captures, Groupings, Shapes
-from engine.seep.groups import SUMS_MASK, Floor, Grouping
+from engine.seep.families import Builds, BuildShape, Captures, Groupings, Run, Shapes
+from engine.seep.groups import EAGER_GROUPS, SUMS_MASK, Floor, Grouping
 from engine.seep.state import BID, PLAY, House, State
 
 # Module constants are ``Final``: the compiled build keeps them in C statics, where a plain
@@ -307,7 +307,7 @@ def _build_shapes(
     sums = floor.sums
     sets = options.auto_merge_loose_sets
     direct = options.allow_direct_cemented_build
-    shapes: list[BuildShape] = []
+    shapes: list[BuildShape | Run] = []
     counted = False  # some shape's choices counted, not made: the value's builds are listed lazily
     for target in targets:
         if target < value or not sums >> (target - value) & 1 or excluded >> target & 1:
@@ -315,7 +315,14 @@ def _build_shapes(
         new = houses[target] is None
         singles = new and bool(loose_held >> target & 1)
         strict = new and not direct
-        for with_card in _ALONE if target == value else floor.adding_to(target - value):
+        joining = _ALONE if target == value else floor.adding_to(target - value)
+        if len(joining) > EAGER_GROUPS and not (strict and not sets):
+            run = Run(floor, target, target - value, sets, new)  # counted, not one shape per set
+            if run.total:
+                shapes.append(run)
+                counted = True
+            continue
+        for with_card in joining:
             if strict and not with_card:
                 continue
             rests = floor.selections(target, floor.full & ~with_card, sets, merged_singles=new)
@@ -327,7 +334,7 @@ def _build_shapes(
             if rests:
                 counted = counted or not isinstance(rests, list)
                 shapes.append((target, floor.cards_of(with_card) if with_card else (), rests))
-    return Shapes(shapes) if counted else shapes
+    return Shapes(shapes) if counted else cast(list[BuildShape], shapes)  # (no Run when nothing is counted)
 
 
 def _breaks(
