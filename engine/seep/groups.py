@@ -35,6 +35,8 @@ MAX_SUM: Final = 13
 SUMS_MASK: Final = (1 << (MAX_SUM + 1)) - 1
 
 Grouping = tuple[tuple[str, ...], ...]
+#: Sets of loose cards (bitmasks) by their sum 0..13.
+SetsBySum = tuple[tuple[int, ...], ...]
 _NO_GROUPS: Final[list[Grouping]] = [()]  # the only grouping when no group exists (read-only)
 _NONE: Final[list[Grouping]] = []  # no grouping at all (read-only)
 #: Up to this many groups of a value, the one-group and no-group cases are looked for first.
@@ -62,7 +64,7 @@ def has_group(values: Iterable[int], target: int) -> bool:
     return bool(reachable_sums(values) >> target & 1)
 
 
-def _sets_by_sum(values: tuple[int, ...]) -> list[list[int]]:
+def _sets_by_sum(values: tuple[int, ...]) -> SetsBySum:
     """Every set of cards (bitmask) of ``values`` adding up to 0..13, by its sum (sets of a sum
     in order of their highest card). Doubling: each card joins every set listed so far that
     it does not push over 13, the sums taken from the top so that a set the card has just
@@ -79,16 +81,18 @@ def _sets_by_sum(values: tuple[int, ...]) -> list[list[int]]:
                 into = by_sum[total + value]
                 for at in range(len(joined)):
                     into.append(joined[at] | bit)
-    return by_sum
+    return tuple([tuple(sets) for sets in by_sum])
 
 
 #: :func:`_sets_by_sum` of the floors of up to four loose cards, by their values: play meets
 #: the same few thousand small floors again and again (at most 13**4 of them: bounded).
-_SMALL_FLOORS: Final[dict[tuple[int, ...], list[list[int]]]] = {}
+#: (Tuples of ints: the garbage collector stops tracking them, where tens of thousands of cached
+#: lists made every full collection of a long playout take tens of milliseconds.)
+_SMALL_FLOORS: Final[dict[tuple[int, ...], SetsBySum]] = {}
 
 
-def sets_by_sum(values: tuple[int, ...]) -> list[list[int]]:
-    """:func:`_sets_by_sum`, remembered for small floors (callers never mutate the lists)."""
+def sets_by_sum(values: tuple[int, ...]) -> SetsBySum:
+    """:func:`_sets_by_sum`, remembered for small floors."""
     found = _SMALL_FLOORS.get(values)
     if found is None:
         found = _sets_by_sum(values)
@@ -116,7 +120,7 @@ class Floor:
         self.values = values
         self.full = (1 << len(values)) - 1
         self.sums = reachable_sums(values) if sums is None else sums
-        self._by_sum: list[list[int]] | None = None
+        self._by_sum: SetsBySum | None = None
         self._by_low: dict[int, list[list[int]]] = {}  # per target, made on first use
         self._memo: dict[tuple[int, bool, bool], dict[int, list[Grouping]]] | None = None  # made on first use
         self._tallies: dict[int, Tally] | None = None  # made on first use
@@ -124,11 +128,11 @@ class Floor:
         self._positions: dict[str, int] | None = None  # made on first use
         self._cards: dict[int, tuple[str, ...]] = {}
 
-    def _index(self) -> list[list[int]]:
+    def _index(self) -> SetsBySum:
         by_sum = self._by_sum = sets_by_sum(tuple(self.values))
         return by_sum
 
-    def adding_to(self, total: int) -> list[int]:
+    def adding_to(self, total: int) -> tuple[int, ...]:
         """Every set of loose cards (a bitmask) whose values add up to ``total`` (1..13)."""
         by_sum = self._by_sum if self._by_sum is not None else self._index()
         return by_sum[total]
@@ -177,22 +181,23 @@ class Floor:
         if not self.sums >> target & 1:
             return _NO_GROUPS
         by_sum = self._by_sum if self._by_sum is not None else self._index()
-        inside = by_sum[target]  # reachable: not empty
-        if len(inside) > _FEW:
+        every = by_sum[target]  # reachable: not empty
+        if len(every) > _FEW:
             return None
-        if avail != self.full:
-            inside = [group for group in inside if group & avail == group]
-        if len(inside) == 1:
-            # one group: taking it is always a selection; leaving it is one unless
-            # maximality forbids it (a single card of the value joins a new house anyway)
-            group = inside[0]
-            taken = (self.cards_of(group),)
-            if maximal and not (merged_singles and not group & (group - 1)):
-                return [taken]
-            return [(), taken]
-        if not inside:
+        group = -1
+        for inside in every:
+            if inside & avail == inside:
+                if group >= 0:
+                    return None  # two groups or more
+                group = inside
+        if group < 0:
             return _NO_GROUPS
-        return None
+        # one group: taking it is always a selection; leaving it is one unless
+        # maximality forbids it (a single card of the value joins a new house anyway)
+        taken = (self.cards_of(group),)
+        if maximal and not (merged_singles and not group & (group - 1)):
+            return [taken]
+        return [(), taken]
 
     def _made(self, target: int, avail: int, maximal: bool, merged: bool) -> list[Grouping]:
         """The selections made by the memoised enumeration (one memo per target and mode)."""

@@ -67,8 +67,8 @@ _NO_TARGETS: Final[list[int]] = []
 #: The houses by value of a floor without houses, and its breakable houses (shared, read-only).
 _NO_HOUSES: Final[list[House | None]] = [None] * 14
 _NONE_BREAKABLE: Final[list[House]] = []
-#: The played card alone as its own group: no loose card joins it (a list, like Floor.adding_to's).
-_ALONE: Final[list[int]] = [0]
+#: The played card alone as its own group: no loose card joins it (a tuple, like Floor.adding_to's).
+_ALONE: Final[tuple[int, ...]] = (0,)
 #: Bit reversal of 7 bits: two lookups reverse the 14 bits of a set of sums.
 _REV7: Final = tuple(int(f"{bits:07b}"[::-1], 2) for bits in range(128))
 
