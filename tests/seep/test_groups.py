@@ -41,7 +41,7 @@ def test_sets_by_sum_lists_every_set_once_in_the_order_of_one_doubled_list(seed:
     reference = _reference_sets(values)
     found = sets_by_sum(values)
     for total in range(MAX_SUM + 1):
-        assert found[total] == reference.get(total, [])
+        assert list(found[total]) == reference.get(total, [])
         assert all(sum(values[i] for i in range(len(values)) if mask >> i & 1) == total for mask in found[total])
 
 
