@@ -17,7 +17,10 @@ selections of disjoint groups) and builds (every grouping of loose cards into a
 house) multiply. Loose cards of distinct values are what play can produce under the
 default rules (a card that could capture may not be thrown); several loose cards of
 one small value only come from the first four floor cards, so the floors of many
-small duplicates are constructed, not reachable, and the figure says which it is.
+small duplicates are constructed: play reaches them only under the option to throw
+any card (B-7). The extreme floors hold every card of the low values (24 to 40 loose
+cards: billions of commands), which that option allows when nobody captures for
+dozens of plays; their row shows how far the cost grows.
 
 Contract Rummy (rules A.6, A.7, A.8): the contract finder, on 12-card deals (5-7)
 with two jokers (three players, the ``pagat`` deck: two packs and two jokers), a
@@ -39,8 +42,12 @@ from bench.harness import Context, Probe, Unavailable, cpu_clock
 from bench.playout import SPECS, Player, load_game
 from engine.core.cards import STANDARD_PACK
 from engine.core.protocol import Setup
+from engine.seep.cards import VALUE
 
 SETUP = Setup(seed="5e" * 32)
+#: Positions with more commands than this are not also made in full (``made_ms``): the extreme
+#: floors have billions.
+MADE_AT_MOST = 2_000_000
 
 
 @dataclass(frozen=True)
@@ -49,7 +56,9 @@ class Position:
     snapshot: dict[str, Any]
     options: dict[str, Any] = field(default_factory=dict)
     players: int | None = None
-    #: "plausible": a position play can produce; "constructed": only from_snapshot makes it
+    #: "plausible": a position play can produce under the default rules; "constructed": one
+    #: play can only produce under an option (or not at all); "extreme": the largest floors
+    #: at all, every card of the low values loose (thrown one after another, nothing captured)
     kind: str = "plausible"
     heavy: bool = False  #: a tenth of a second or more per call: left out of smoke runs (Settings.heavy False)
 
@@ -128,7 +137,20 @@ def seep_positions() -> list[Position]:
         Position("14 loose A-4 (A-3 x4, 4S 4H), 3 houses",
                  seep_position(small[:14], SEEP_THREE_HOUSES, actor, SEEP_THREE_KEYS), kind="constructed",
                  heavy=True),
+        *(Position(f"every A-{highest} loose ({4 * highest} cards), no house, two-card hand",
+                   seep_position(every_card_up_to(highest), (), ("KH", "QH"), {}, held=2), THROW_ANYTHING,
+                   kind="extreme", heavy=True)
+          for highest in (6, 10)),
     ]
+
+
+#: The option under which a card that could capture may be thrown (B-7): the only way a floor
+#: grows past the distinct values.
+THROW_ANYTHING = {"throw_when_capture_available": True}
+
+
+def every_card_up_to(highest: int) -> list[str]:
+    return [card for card in STANDARD_PACK if VALUE[card] <= highest]
 
 
 # --------------------------------------------------------------------------- Contract Rummy positions
@@ -266,10 +288,11 @@ class WorstLegalProbe(Probe):
         figures = self._playout(share)
         for built in self.built:
             built.times.append(self._time_position(built, share))
-            before = cpu_clock()
-            made = list(self.game.legal_commands(built.state, built.seat))
-            built.made.append(cpu_clock() - before)
-            del made
+            if built.commands <= MADE_AT_MOST:
+                before = cpu_clock()
+                made = list(self.game.legal_commands(built.state, built.seat))
+                built.made.append(cpu_clock() - before)
+                del made
         for built in self.built:
             key = f"worst_{built.position.kind}_ms"
             figures[key] = max(figures.get(key, 0.0), built.times[-1] * 1e3)
@@ -297,14 +320,13 @@ class WorstLegalProbe(Probe):
         steps = sorted(self._steps)
         worst: dict[str, str] = {}
         for built in ranked:
-            made = statistics.median(built.made) * 1e3
-            worst.setdefault(built.position.kind,
-                             f"{built.position.name} ({built.commands:,} commands, {made:.3g} ms to make them all)")
+            made = f"{statistics.median(built.made) * 1e3:.3g} ms to make them all" if built.made else "not made"
+            worst.setdefault(built.position.kind, f"{built.position.name} ({built.commands:,} commands, {made})")
         return {
             **{f"worst_{kind}": text for kind, text in worst.items()},
             "positions": {
                 built.position.name: {"median_ms": round(statistics.median(built.times) * 1e3, 3),
-                                      "made_ms": round(statistics.median(built.made) * 1e3, 3),
+                                      "made_ms": round(statistics.median(built.made) * 1e3, 3) if built.made else None,
                                       "commands": built.commands}
                 for built in ranked
             },

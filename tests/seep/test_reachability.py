@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import seep
+from engine.core.cards import STANDARD_PACK
 from engine.seep.cards import VALUE
 from engine.seep.groups import reachable_sums
 from tests.seep.helpers import playout_states, table
@@ -58,7 +59,8 @@ def test_the_constructed_benchmark_floors_cannot_arise_under_the_default_rules()
     """bench/worst.py's constructed floors: twins of small values beyond the first four cards."""
     a_to_8 = ["AS", "2S", "3S", "4S", "5S", "6S", "7S", "8S"]
     small = ["AS", "AD", "AC", "2S", "2H", "2D", "2C", "3S", "3H", "3D", "3C", "4S", "4H", "4D"]
-    for loose in ([*a_to_8, "2H", "3H", "4H", "AD"], small[:12], small):
+    every_card_to_6 = [card for card in STANDARD_PACK if VALUE[card] <= 6]  # (and the extreme floors)
+    for loose in ([*a_to_8, "2H", "3H", "4H", "AD"], small[:12], small, every_card_to_6):
         assert not arrival_order_exists([VALUE[card] for card in loose])
 
 
