@@ -62,7 +62,7 @@ def test_multisets_stand_for_their_card_sets(seed: int) -> None:
         assert seen == by_weight
 
 
-def _selections(groups: list[int], start: int, taken: int) -> list[int]:
+def _selections(groups: tuple[int, ...], start: int, taken: int) -> list[int]:
     """The cards taken by every set of disjoint groups from ``groups[start:]`` beside ``taken``."""
     out = [taken]
     for at in range(start, len(groups)):
