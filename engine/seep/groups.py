@@ -411,6 +411,7 @@ class Counts:
         self.full_have = sum(self.units)
         self.full_weight = radix - 1
         self._shapes: list[Multisets] | None = None  # made on first use
+        self._by_lowest: dict[int, ByLowest] = {}  # per target, made on first use
 
     def have(self, cards: int) -> int:
         """The ``have`` of a set of floor cards (a bitmask)."""
@@ -429,6 +430,13 @@ class Counts:
             total += steps[(cards & -cards).bit_length() - 1]
             cards &= cards - 1
         return total
+
+    def by_lowest(self, target: int) -> ByLowest:
+        """The shapes of ``target``'s groups by their lowest value (made on first use)."""
+        found = self._by_lowest.get(target)
+        if found is None:
+            found = self._by_lowest[target] = ByLowest(self, target)
+        return found
 
     def groups(self, total: int) -> Multisets:
         """The multisets of the floor's values adding up to ``total`` (1..13): the shapes of its
@@ -478,6 +486,40 @@ class Multisets:
         self.sets.append(sets)
 
 
+class ByLowest:
+    """The shapes of one target's groups by their lowest value, as :class:`Tally` reads them:
+    what each takes (``have``), its ``weight``, and the terms of how many card sets it stands
+    for (none where every value in it is single on the floor): four bits for the value, then 8
+    for the lowest value, then the count. Shared by a target's counts in either mode."""
+
+    def __init__(self, counts: Counts, target: int) -> None:
+        self.needs: list[list[i64]] = [[] for _ in range(MAX_SUM + 1)]
+        self.drops: list[list[i64]] = [[] for _ in range(MAX_SUM + 1)]
+        self.terms: list[list[list[i64]]] = [[] for _ in range(MAX_SUM + 1)]
+        floor_counts = counts.counts
+        repeated = [value for value in range(1, MAX_SUM + 1) if floor_counts[value] > 1]
+        shapes = counts.groups(target)
+        for at in range(len(shapes.haves)):
+            need = shapes.haves[at]
+            low = 1
+            while not need >> 4 * (low - 1) & 15:
+                low += 1
+            terms: list[i64] = _NO_TERMS
+            for value in repeated:
+                taken = need >> 4 * (value - 1) & 15
+                if taken:
+                    if not terms:
+                        terms = []
+                    terms.append((value - 1) << 4 | (8 if value == low else 0) | taken)
+            self.needs[low].append(need)
+            self.drops[low].append(shapes.weights[at])
+            self.terms[low].append(terms)
+
+
+#: The terms of a shape that stands for one card set only (shared, read-only).
+_NO_TERMS: Final[list[i64]] = []
+
+
 class Tally:
     """How many selections :meth:`Floor._select` lists, for one target and mode: the same
     choices, counted over multisets of values instead of made over cards.
@@ -504,28 +546,10 @@ class Tally:
         self.flat_size = counts.size if not maximal and counts.size <= _FLAT_MEMO else 0
         self.memo: dict[int, int] = {}
         self.radix = counts.radix
-        # The shapes by their lowest value: what they take (``have``), their ``weight``, and the
-        # terms of how many card sets each stands for (none where every value in it is single
-        # on the floor): four bits for the value, then 8 for the lowest value, then the count.
-        self.needs: list[list[i64]] = [[] for _ in range(MAX_SUM + 1)]
-        self.drops: list[list[i64]] = [[] for _ in range(MAX_SUM + 1)]
-        self.terms: list[list[list[i64]]] = [[] for _ in range(MAX_SUM + 1)]
-        floor_counts = counts.counts
-        repeated = [value for value in range(1, MAX_SUM + 1) if floor_counts[value] > 1]
-        shapes = counts.groups(target)
-        for at in range(len(shapes.haves)):
-            need = shapes.haves[at]
-            low = 1
-            while not need >> 4 * (low - 1) & 15:
-                low += 1
-            terms: list[i64] = []
-            for value in repeated:
-                taken = need >> 4 * (value - 1) & 15
-                if taken:
-                    terms.append((value - 1) << 4 | (8 if value == low else 0) | taken)
-            self.needs[low].append(need)
-            self.drops[low].append(shapes.weights[at])
-            self.terms[low].append(terms)
+        table = counts.by_lowest(target)
+        self.needs = table.needs
+        self.drops = table.drops
+        self.terms = table.terms
 
     def count(self, rem: int, sums: int) -> int:
         """The selections within the floor cards ``rem`` when the cards left out so far reach ``sums``."""
