@@ -2,7 +2,7 @@
 
 Loose cards are numbered by their position on the floor; a set of loose cards is a
 bitmask. :class:`Floor` lists every set of loose cards whose values add up to 1..13
-(depth-first with the sum as the bound, so a floor of many small cards stays cheap) and
+(doubling by sum, so a floor of many small cards visits only the sets it makes) and
 enumerates the ways to pick disjoint V-groups, optionally only the maximal ones.
 
 Play mostly meets floors of a few cards, where a value has at most one group: those
@@ -12,10 +12,10 @@ undecided card (left out, or the lowest card of one of the groups taken), memois
 floor of many small cards (thousands of selections) proportional to its answer.
 
 A long list of selections need not be made at all: :meth:`Floor.selections` counts them
-with the same recursion (a number per memo entry instead of a list) and hands back a
-:class:`Selections` that makes the selection at an index, or finds a selection's index,
-by walking down the counts. A playout that lists a crowded floor and picks one command
-pays for the counts and one walk, not for thousands of tuples.
+over multisets of values (:class:`Counts`, :class:`Tally`: cards of one value stand in for
+each other) and hands back a :class:`Selections` that makes the selection at an index, or
+finds a selection's index, by walking down the counts. A playout that lists a crowded
+floor and picks one command pays for the counts and one walk, not for thousands of tuples.
 """
 
 from __future__ import annotations
