@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from math import comb
 from typing import Final
 
+from librt.vecs import append, vec
 from mypy_extensions import i64
 
 from engine.seep.cards import VALUE
@@ -46,8 +47,11 @@ _FEW: Final = 8
 #: :class:`Selections`). Past it counting is the cheaper: ten loose cards A-10 beside three
 #: houses (831 commands) list and pick in 1.9 million instructions counted, 4.2 million made.
 EAGER_GROUPS: Final = 8
-#: The most multisets of loose values a count keeps in a flat list (a floor of sixteen loose
-#: cards has at most 27,648; a floor grown by the option to throw anything can have millions).
+#: The most multisets of loose values a count keeps in a flat native array (a floor of sixteen
+#: loose cards has at most 27,648; a floor grown by the option to throw anything can have
+#: millions). The counts of such floors fit in 64 bits with room to spare (the largest seen:
+#: 2.2 x 10^12 selections, on every card A-6 and three 7s); larger floors' counts may not, and
+#: their memo is a dictionary of Python ints.
 _FLAT_MEMO: Final = 1 << 16
 
 
@@ -378,10 +382,10 @@ def _left_out(value: int, target: int, sums: int, maximal: bool, merged: bool) -
 _GUARD: Final[i64] = sum(8 << 4 * (value - 1) for value in range(1, MAX_SUM + 1))
 #: The ``have`` of one card of each value (a list: the compiled ``1 << shift`` with a constant 1
 #: is a C int's shift, wrong past 31 bits).
-_UNITS: Final[list[i64]] = [0] + [1 << 4 * (value - 1) for value in range(1, MAX_SUM + 1)]
+_UNITS: Final = vec[i64]([0] + [1 << 4 * (value - 1) for value in range(1, MAX_SUM + 1)])
 #: Binomial coefficients C(n, k) for n, k < 8, at ``n << 3 | k``: how many sets of k cards of one
 #: value there are among n.
-_BINOMIAL: Final[list[i64]] = [comb(index >> 3, index & 7) for index in range(64)]
+_BINOMIAL: Final = vec[i64]([comb(index >> 3, index & 7) for index in range(64)])
 
 
 class Counts:
@@ -484,37 +488,62 @@ class Multisets:
 
 
 class ByLowest:
-    """The shapes of one target's groups by their lowest value, as :class:`Tally` reads them:
-    what each takes (``have``), its ``weight``, and the terms of how many card sets it stands
-    for (none where every value in it is single on the floor): four bits for the value, then 8
-    for the lowest value, then the count. Shared by a target's counts in either mode."""
+    """The shapes of one target's groups by their lowest value, as :class:`Tally` reads them,
+    in native arrays (``librt.vecs``: the compiled build reads them without unboxing): the
+    shapes whose lowest value is v are ``starts[v]`` up to ``starts[v + 1]``; for each, what it
+    takes (``needs``, a ``have``), its ``weight`` (``drops``) and the terms of how many card
+    sets it stands for (``terms``, a byte per value repeated on the floor, lowest byte first,
+    0 when every value in it is single on the floor): four bits for the value, then 8 for the
+    lowest value, then the count (a shape of at most 13 holds at most four distinct values).
+    Shared by a target's counts in either mode."""
 
     def __init__(self, counts: Counts, target: int) -> None:
-        self.needs: list[list[i64]] = [[] for _ in range(MAX_SUM + 1)]
-        self.drops: list[list[i64]] = [[] for _ in range(MAX_SUM + 1)]
-        self.terms: list[list[list[i64]]] = [[] for _ in range(MAX_SUM + 1)]
         floor_counts = counts.counts
-        repeated = [value for value in range(1, MAX_SUM + 1) if floor_counts[value] > 1]
+        repeated: i64 = 0  # the four bits of each value the floor holds more than once
+        for value in range(1, MAX_SUM + 1):
+            if floor_counts[value] > 1:
+                repeated |= _UNITS[value] * 15
         shapes = counts.groups(target)
-        for at in range(len(shapes.haves)):
-            need = shapes.haves[at]
-            low = 1
-            while not need >> 4 * (low - 1) & 15:
+        haves = shapes.haves
+        size: i64 = len(haves)
+        lows = vec[i64]()
+        starts = vec[i64]([0] * (MAX_SUM + 2))  # how many shapes have each lowest value, then where they start
+        for at in range(size):
+            need: i64 = haves[at]
+            low: i64 = 1
+            while not (need >> ((low - 1) << 2)) & 15:
                 low += 1
-            terms: list[i64] = _NO_TERMS
-            for value in repeated:
-                taken = need >> 4 * (value - 1) & 15
+            lows = append(lows, low)
+            starts[low + 1] += 1
+        for low in range(1, MAX_SUM + 2):
+            starts[low] += starts[low - 1]
+        needs = vec[i64]([0] * size)
+        drops = vec[i64]([0] * size)
+        packed = vec[i64]([0] * size)
+        filled = vec[i64](starts)
+        for at in range(size):
+            need = haves[at]
+            low = lows[at]
+            terms: i64 = 0
+            shift: i64 = 0
+            of: i64 = 1  # the value of the four bits at the bottom of rest
+            rest: i64 = need & repeated
+            while rest:
+                taken: i64 = rest & 15
                 if taken:
-                    if not terms:
-                        terms = []
-                    terms.append((value - 1) << 4 | (8 if value == low else 0) | taken)
-            self.needs[low].append(need)
-            self.drops[low].append(shapes.weights[at])
-            self.terms[low].append(terms)
-
-
-#: The terms of a shape that stands for one card set only (shared, read-only).
-_NO_TERMS: Final[list[i64]] = []
+                    terms |= ((of - 1) << 4 | (8 if of == low else 0) | taken) << shift
+                    shift += 8
+                rest >>= 4
+                of += 1
+            into = filled[low]
+            filled[low] = into + 1
+            needs[into] = need
+            drops[into] = shapes.weights[at]
+            packed[into] = terms
+        self.starts = starts
+        self.needs = needs
+        self.drops = drops
+        self.terms = packed
 
 
 class Tally:
@@ -529,21 +558,30 @@ class Tally:
     product of binomials of the card sets of that shape. Whether a shape fits what is
     left is one subtraction (:data:`_GUARD`). The memo is keyed by the multiset left, its
     ``weight`` (:class:`Counts`), with the sums the cards left out reach where maximal
-    selections need them; where they don't, the memo is a list indexed by the weight (no
-    dictionary, no boxed key) unless the floor has more multisets than :data:`_FLAT_MEMO`.
-    A value none of whose shapes fits what is left is left out without a memo entry."""
+    selections need them. Unless the floor has more multisets than :data:`_FLAT_MEMO` (then
+    a dictionary), it is a native array indexed by the weight (``librt.vecs``: no boxed key,
+    no hashing): the answer itself, or in maximal counts the first of a chain of (sums,
+    answer) entries. A value none of whose shapes fits what is left is left out without a
+    memo entry, and a count without sums keeps its answer under the weight it was asked
+    for as well (a later call with it returns before leaving those values out again)."""
 
     def __init__(self, counts: Counts, target: int, maximal: bool, merged: bool) -> None:
         self.counts = counts
         self.target = target
         self.maximal = maximal
         self.merged = merged
-        #: the flat memo of a count that needs no sums (-1: not counted yet), made on first use
-        self.flat: list[int] | None = None
-        self.flat_size = counts.size if not maximal and counts.size <= _FLAT_MEMO else 0
-        self.memo: dict[int, int] = {}
-        self.radix = counts.radix
+        #: the flat memo, indexed by weight (made on first use, -1: nothing yet): a count that
+        #: needs no sums keeps its answer there; a maximal count the first of its answers for
+        #: that multiset (one per sums reached), chained through ``chain_next``
+        self.flat = vec[i64]()
+        self.flat_size: i64 = counts.size if counts.size <= _FLAT_MEMO else 0
+        self.chain_sums = vec[i64]()
+        self.chain_counts = vec[i64]()
+        self.chain_next = vec[i64]()
+        self.memo: dict[int, int] = {}  # the memo past _FLAT_MEMO multisets, keyed by weight and sums
+        self.radix = vec[i64](counts.radix)
         table = counts.by_lowest(target)
+        self.starts = table.starts
         self.needs = table.needs
         self.drops = table.drops
         self.terms = table.terms
@@ -563,24 +601,39 @@ class Tally:
         return self._count(have, weight, 1, 1)
 
     def _count(self, have: i64, weight: i64, sums: i64, value: i64) -> int:
-        """(``value``: no card below it is left. Native 64-bit integers throughout: the compiled
-        build then does plain machine arithmetic, which is most of what a count does.)"""
+        """(``value``: no card below it is left. Native 64-bit integers and arrays throughout:
+        the compiled build then does plain machine arithmetic, which is most of what a count does.)"""
         target: i64 = self.target
         maximal = self.maximal
         keeps_singles = self.merged  # a single card of the target value left out does not count
         guard: i64 = _GUARD
         radix = self.radix
+        starts = self.starts
+        needs = self.needs
+        flat_size = self.flat_size
+        entry: i64 = -1  # the weight asked for, when the flat memo keeps its answer under it too
+        if flat_size:
+            flat = self.flat
+            if len(flat) == 0:
+                flat = self.flat = vec[i64]([-1] * flat_size)
+            if not maximal:
+                found: i64 = flat[weight]
+                if found >= 0:
+                    return found
+                entry = weight
         while True:  # leave out the cards of values none of whose shapes fits what is left
             if have == 0:
+                if entry >= 0:
+                    self.flat[entry] = 1
                 return 1
             shift: i64 = (value - 1) << 2
             while (have >> shift) & 15 == 0:
                 value += 1
                 shift += 4
-            needs = self.needs[value]
             fits: i64 = -1
             guarded: i64 = have | guard
-            for at in range(len(needs)):
+            end: i64 = starts[value + 1]
+            for at in range(starts[value], end):
                 if (guarded - needs[at]) & guard == guard:
                     fits = at
                     break
@@ -592,13 +645,18 @@ class Tally:
                     return 0
             have -= _UNITS[value]
             weight -= radix[value]
-        flat = self.flat
-        if self.flat_size:
-            if flat is None:
-                flat = self.flat = [-1] * self.flat_size
-            found = flat[weight]
-            if found >= 0:
-                return found
+        if flat_size:
+            if maximal:
+                link: i64 = self.flat[weight]
+                while link >= 0:
+                    if self.chain_sums[link] == sums:
+                        return self.chain_counts[link]
+                    link = self.chain_next[link]
+            elif weight != entry:
+                found = self.flat[weight]
+                if found >= 0:
+                    self.flat[entry] = found
+                    return found
         else:
             found_or_none = self.memo.get(weight << 14 | sums)
             if found_or_none is not None:
@@ -611,25 +669,34 @@ class Tally:
         if not (skipped >> target) & 1:  # (without maximality, sums stay 1)
             out = self._count(have - _UNITS[value], weight - radix[value], skipped, value)
         # ... or it is the lowest card of a group of one of the shapes that fit
-        drops = self.drops[value]
-        terms = self.terms[value]
-        for at in range(fits, len(needs)):
+        drops = self.drops
+        terms = self.terms
+        for at in range(fits, end):
             need: i64 = needs[at]
             if (guarded - need) & guard == guard:
                 ways: i64 = 1
-                for term in terms[at]:
-                    held: i64 = (have >> ((term >> 4) << 2)) & 15
+                term: i64 = terms[at]
+                while term:
+                    held: i64 = (have >> ((term >> 4 & 15) << 2)) & 15
                     taken: i64 = term & 7
                     if term & 8:  # the lowest value: this card and taken - 1 more of the others
                         ways *= _BINOMIAL[((held - 1) << 3) | (taken - 1)]
                     else:
                         ways *= _BINOMIAL[(held << 3) | taken]
+                    term >>= 8
                 if ways == 1:
                     out += self._count(have - need, weight - drops[at], sums, value)
                 else:
                     out += ways * self._count(have - need, weight - drops[at], sums, value)
-        if flat is not None:
-            flat[weight] = out
+        if flat_size:
+            if maximal:
+                self.chain_sums = append(self.chain_sums, sums)
+                self.chain_counts = append(self.chain_counts, out)
+                self.chain_next = append(self.chain_next, self.flat[weight])
+                self.flat[weight] = len(self.chain_next) - 1
+            else:
+                self.flat[weight] = out
+                self.flat[entry] = out
         else:
             self.memo[weight << 14 | sums] = out
         return out
