@@ -546,6 +546,71 @@ class ByLowest:
         self.terms = packed
 
 
+class AnswerTable:
+    """A memo of counts by 64-bit key (at least 0), in native arrays (``librt.vecs``): open
+    addressing, linear probing, doubled when half full. A count past 62 bits is kept in a
+    dictionary beside it (its slot says so). On the floors that need it (past
+    :data:`_FLAT_MEMO` multisets: hundreds of thousands of answers) a dictionary of Python
+    ints spent half of a count's instructions boxing, hashing and comparing keys."""
+
+    def __init__(self, size: int = 1 << 12) -> None:  # (a power of two)
+        self.keys = vec[i64]([-1] * size)
+        self.values = vec[i64]([0] * size)
+        self.mask: i64 = size - 1
+        self.used: i64 = 0
+        self.large: dict[int, int] = {}
+
+    def _slot(self, key: i64) -> i64:
+        """Where ``key`` is, or the empty slot where it would go."""
+        # (31-bit factors: no product overflows 63 bits, compiled or not)
+        mixed: i64 = (key & 0x7FFFFFFF) * 0x5BD1E995 ^ (key >> 31) * 0x27D4EB2D
+        slot: i64 = (mixed ^ (mixed >> 17)) & self.mask
+        keys = self.keys
+        while True:
+            found: i64 = keys[slot]
+            if found == key or found < 0:
+                return slot
+            slot = (slot + 1) & self.mask
+
+    def get(self, key: i64) -> int:
+        """The count kept under ``key``, or -1."""
+        slot = self._slot(key)
+        if self.keys[slot] < 0:
+            return -1
+        value: i64 = self.values[slot]
+        return value if value >= 0 else self.large[key]
+
+    def put(self, key: i64, count: int) -> None:
+        if 2 * (self.used + 1) > self.mask:
+            self._grow()
+        slot = self._slot(key)
+        if self.keys[slot] < 0:
+            self.used += 1
+        self.keys[slot] = key
+        if count < _LARGE:
+            self.values[slot] = count
+        else:
+            self.values[slot] = -1
+            self.large[key] = count
+
+    def _grow(self) -> None:
+        keys, values = self.keys, self.values
+        size: i64 = 2 * (self.mask + 1)
+        self.keys = vec[i64]([-1] * size)
+        self.values = vec[i64]([0] * size)
+        self.mask = size - 1
+        for at in range(len(keys)):
+            key: i64 = keys[at]
+            if key >= 0:
+                slot = self._slot(key)
+                self.keys[slot] = key
+                self.values[slot] = values[at]
+
+
+#: Counts from 2^62 up are kept beside an :class:`AnswerTable`'s arrays.
+_LARGE: Final = 1 << 62
+
+
 class Tally:
     """How many selections :meth:`Floor._select` lists, for one target and mode: the same
     choices, counted over multisets of values instead of made over cards.
@@ -578,7 +643,8 @@ class Tally:
         self.chain_sums = vec[i64]()
         self.chain_counts = vec[i64]()
         self.chain_next = vec[i64]()
-        self.memo: dict[int, int] = {}  # the memo past _FLAT_MEMO multisets, keyed by weight and sums
+        #: the memo past _FLAT_MEMO multisets, keyed by weight and sums (unused below: one slot)
+        self.memo = AnswerTable(1 if self.flat_size else 1 << 12)
         self.radix = vec[i64](counts.radix)
         table = counts.by_lowest(target)
         self.starts = table.starts
@@ -658,9 +724,9 @@ class Tally:
                     self.flat[entry] = found
                     return found
         else:
-            found_or_none = self.memo.get(weight << 14 | sums)
-            if found_or_none is not None:
-                return found_or_none
+            known = self.memo.get(weight << 14 | sums)
+            if known >= 0:
+                return known
         # one card of the lowest value left is left out ...
         out = 0
         skipped: i64 = sums
@@ -698,7 +764,7 @@ class Tally:
                 self.flat[weight] = out
                 self.flat[entry] = out
         else:
-            self.memo[weight << 14 | sums] = out
+            self.memo.put(weight << 14 | sums, out)
         return out
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from engine.core.cards import STANDARD_PACK
 from engine.seep.cards import VALUE
-from engine.seep.groups import MAX_SUM, Floor, sets_by_sum
+from engine.seep.groups import MAX_SUM, AnswerTable, Floor, Tally, sets_by_sum
 
 
 def _random_floor(rng: random.Random, most: int = 14) -> tuple[str, ...]:
@@ -84,3 +84,33 @@ def test_a_count_over_multisets_is_the_number_of_card_selections() -> None:
             maximal = [taken for taken in chosen if not any(group & taken == 0 for group in groups)]
             assert floor.tally(target, False, False).count(floor.full, 1) == len(chosen), (loose, target)
             assert floor.tally(target, True, False).count(floor.full, 1) == len(maximal), (loose, target)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_answer_table_counts_as_the_flat_memo_does(seed: int) -> None:
+    """Floors past _FLAT_MEMO multisets keep their answers in an AnswerTable: the same counts,
+    from every root a listing asks for, as the flat memo and its chains (here a table of two
+    slots to start with, so that it grows many times)."""
+    rng = random.Random(seed)
+    loose = _random_floor(rng, most=20)
+    floor = Floor(loose)
+    counts = floor.counts()
+    for target in range(1, MAX_SUM + 1):
+        for maximal, merged in ((False, False), (True, False), (True, True)):
+            flat = Tally(counts, target, maximal, merged)
+            table = Tally(counts, target, maximal, merged)
+            table.flat_size = 0
+            table.memo = AnswerTable(2)
+            for card in range(-1, len(loose)):
+                removed = 0 if card < 0 else 1 << card
+                assert table.count_without(removed) == flat.count_without(removed), (loose, target, maximal)
+
+
+def test_an_answer_table_keeps_counts_past_62_bits_beside_it() -> None:
+    table = AnswerTable(2)
+    answers = {key * 7919: key << (3 * (key % 25)) for key in range(1, 500)}
+    for key, count in answers.items():
+        table.put(key, count)
+    assert max(answers.values()) >= 1 << 62
+    assert all(table.get(key) == count for key, count in answers.items())
+    assert table.get(3) == -1
