@@ -607,6 +607,14 @@ class AnswerTable:
                 self.values[slot] = values[at]
 
 
+def _table_size(multisets: int) -> int:
+    """The first size of the memo of a floor of this many multisets (a power of two)."""
+    size = 1 << 12
+    while size < multisets >> 4 and size < 1 << 19:
+        size <<= 1
+    return size
+
+
 #: Counts from 2^62 up are kept beside an :class:`AnswerTable`'s arrays.
 _LARGE: Final = 1 << 62
 
@@ -643,8 +651,10 @@ class Tally:
         self.chain_sums = vec[i64]()
         self.chain_counts = vec[i64]()
         self.chain_next = vec[i64]()
-        #: the memo past _FLAT_MEMO multisets, keyed by weight and sums (unused below: one slot)
-        self.memo = AnswerTable(1 if self.flat_size else 1 << 12)
+        #: the memo past _FLAT_MEMO multisets, keyed by weight and sums (unused below: one slot),
+        #: made for a sixteenth of the floor's multisets at first (up to 2^19 slots; the largest
+        #: counts keep about 200,000 answers), so that it seldom grows
+        self.memo = AnswerTable(1 if self.flat_size else _table_size(counts.size))
         self.radix = vec[i64](counts.radix)
         table = counts.by_lowest(target)
         self.starts = table.starts
