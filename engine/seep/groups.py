@@ -36,8 +36,6 @@ MAX_SUM: Final = 13
 SUMS_MASK: Final = (1 << (MAX_SUM + 1)) - 1
 
 Grouping = tuple[tuple[str, ...], ...]
-#: Sets of loose cards (bitmasks) by their sum 0..13.
-SetsBySum = tuple[tuple[int, ...], ...]
 _NO_GROUPS: Final[list[Grouping]] = [()]  # the only grouping when no group exists (read-only)
 _NONE: Final[list[Grouping]] = []  # no grouping at all (read-only)
 #: Up to this many groups of a value, the one-group and no-group cases are looked for first.
@@ -68,34 +66,37 @@ def has_group(values: Iterable[int], target: int) -> bool:
     return bool(reachable_sums(values) >> target & 1)
 
 
-def _sets_by_sum(values: tuple[int, ...]) -> SetsBySum:
+def _sets_by_sum(values: tuple[int, ...]) -> tuple[vec[i64], ...]:
     """Every set of cards (bitmask) of ``values`` adding up to 0..13, by its sum (sets of a sum
     in order of their highest card). Doubling: each card joins every set listed so far that
     it does not push over 13, the sums taken from the top so that a set the card has just
     joined is not joined again. (The sets a card makes with one sum all come from the sets
     of one other sum, in their order: the order is the one a single list would give.)"""
-    by_sum: list[list[int]] = [[] for _ in range(MAX_SUM + 1)]
-    by_sum[0].append(0)
+    by_sum: list[vec[i64]] = [vec[i64]() for _ in range(MAX_SUM + 1)]
+    by_sum[0] = append(by_sum[0], 0)
+    bit: i64 = 1  # (shifted along: a constant 1 shifted compiles to a C int shift, wrong past 31 bits)
     for index in range(len(values)):
-        value = values[index]
-        bit = 1 << index
+        value: i64 = values[index]
         for total in range(MAX_SUM - value, -1, -1):
             joined = by_sum[total]
-            if joined:
+            count = len(joined)
+            if count:
                 into = by_sum[total + value]
-                for at in range(len(joined)):
-                    into.append(joined[at] | bit)
-    return tuple([tuple(sets) for sets in by_sum])
+                for at in range(count):
+                    into = append(into, joined[at] | bit)
+                by_sum[total + value] = into
+        bit <<= 1
+    return tuple(by_sum)
 
 
 #: :func:`_sets_by_sum` of the floors of up to four loose cards, by their values: play meets
 #: the same few thousand small floors again and again (at most 13**4 of them: bounded).
-#: (Tuples of ints: the garbage collector stops tracking them, where tens of thousands of cached
-#: lists made every full collection of a long playout take tens of milliseconds.)
-_SMALL_FLOORS: Final[dict[tuple[int, ...], SetsBySum]] = {}
+#: (Native arrays in tuples: the garbage collector does not track them, where tens of thousands
+#: of cached lists made every full collection of a long playout take tens of milliseconds.)
+_SMALL_FLOORS: Final[dict[tuple[int, ...], tuple[vec[i64], ...]]] = {}
 
 
-def sets_by_sum(values: tuple[int, ...]) -> SetsBySum:
+def sets_by_sum(values: tuple[int, ...]) -> tuple[vec[i64], ...]:
     """:func:`_sets_by_sum`, remembered for small floors."""
     found = _SMALL_FLOORS.get(values)
     if found is None:
@@ -124,7 +125,7 @@ class Floor:
         self.values = values
         self.full = (1 << len(values)) - 1
         self.sums = reachable_sums(values) if sums is None else sums
-        self._by_sum: SetsBySum | None = None
+        self._by_sum: tuple[vec[i64], ...] | None = None
         self._by_low: dict[int, list[list[int]]] = {}  # per target, made on first use
         self._memo: dict[tuple[int, bool, bool], dict[int, list[Grouping]]] | None = None  # made on first use
         self._tallies: dict[int, Tally] | None = None  # made on first use
@@ -132,11 +133,11 @@ class Floor:
         self._positions: dict[str, int] | None = None  # made on first use
         self._cards: dict[int, tuple[str, ...]] = {}
 
-    def _index(self) -> SetsBySum:
+    def _index(self) -> tuple[vec[i64], ...]:
         by_sum = self._by_sum = sets_by_sum(tuple(self.values))
         return by_sum
 
-    def adding_to(self, total: int) -> tuple[int, ...]:
+    def adding_to(self, total: int) -> vec[i64]:
         """Every set of loose cards (a bitmask) whose values add up to ``total`` (1..13)."""
         by_sum = self._by_sum if self._by_sum is not None else self._index()
         return by_sum[total]
@@ -362,7 +363,7 @@ class Floor:
         if found is None:
             found = self._by_low[target] = [[] for _ in range(len(self.values))]
             for group in self.adding_to(target):
-                found[(group & -group).bit_length() - 1].append(group)
+                found[int(group & -group).bit_length() - 1].append(group)
         return found
 
 

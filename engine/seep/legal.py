@@ -33,6 +33,9 @@ from __future__ import annotations
 
 from typing import Any, Final, cast
 
+from librt.vecs import vec
+from mypy_extensions import i64
+
 from engine.core.lazy_listing import Family, Listing
 from engine.core.listing import LastListing
 from engine.seep.cards import HOUSE_VALUES, MAX_HOUSE, MIN_HOUSE, VALUE
@@ -67,8 +70,8 @@ _NO_TARGETS: Final[list[int]] = []
 #: The houses by value of a floor without houses, and its breakable houses (shared, read-only).
 _NO_HOUSES: Final[list[House | None]] = [None] * 14
 _NONE_BREAKABLE: Final[list[House]] = []
-#: The played card alone as its own group: no loose card joins it (a tuple, like Floor.adding_to's).
-_ALONE: Final[tuple[int, ...]] = (0,)
+#: The played card alone as its own group: no loose card joins it (a native array, like Floor.adding_to's).
+_ALONE: Final = vec[i64]([0])
 #: Bit reversal of 7 bits: two lookups reverse the 14 bits of a set of sums.
 _REV7: Final = tuple(int(f"{bits:07b}"[::-1], 2) for bits in range(128))
 

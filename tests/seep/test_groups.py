@@ -79,7 +79,7 @@ def test_a_count_over_multisets_is_the_number_of_card_selections() -> None:
         loose = _random_floor(rng, most=11)
         floor = Floor(loose)
         for target in range(1, MAX_SUM + 1):
-            groups = floor.adding_to(target)
+            groups = tuple(floor.adding_to(target))
             chosen = _selections(groups, 0, 0)
             maximal = [taken for taken in chosen if not any(group & taken == 0 for group in groups)]
             assert floor.tally(target, False, False).count(floor.full, 1) == len(chosen), (loose, target)
