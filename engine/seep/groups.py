@@ -579,7 +579,9 @@ class AnswerTable:
         if self.keys[slot] < 0:
             return -1
         value: i64 = self.values[slot]
-        return value if value >= 0 else self.large[key]
+        if value >= 0:  # (not one expression: the compiled build would box the value to join the two)
+            return value
+        return self.large[key]
 
     def put(self, key: i64, count: int) -> None:
         if 2 * (self.used + 1) > self.mask:
@@ -588,7 +590,7 @@ class AnswerTable:
         if self.keys[slot] < 0:
             self.used += 1
         self.keys[slot] = key
-        if count < _LARGE:
+        if count <= _LARGEST:
             self.values[slot] = count
         else:
             self.values[slot] = -1
@@ -616,8 +618,9 @@ def _table_size(multisets: int) -> int:
     return size
 
 
-#: Counts from 2^62 up are kept beside an :class:`AnswerTable`'s arrays.
-_LARGE: Final = 1 << 62
+#: Counts from 2^62 up are kept beside an :class:`AnswerTable`'s arrays (this bound itself is
+#: still a small int of the compiled build: comparing with it is one machine comparison).
+_LARGEST: Final = (1 << 62) - 1
 
 
 class Tally:
