@@ -49,7 +49,7 @@ EAGER_GROUPS: Final = 8
 #: loose cards has at most 27,648; a floor grown by the option to throw anything can have
 #: millions). The counts of such floors fit in 64 bits with room to spare (the largest seen:
 #: 2.2 x 10^12 selections, on every card A-6 and three 7s); larger floors' counts may not, and
-#: their memo is a dictionary of Python ints.
+#: their memo is an :class:`AnswerTable`.
 _FLAT_MEMO: Final = 1 << 16
 
 
@@ -381,7 +381,7 @@ def _left_out(value: int, target: int, sums: int, maximal: bool, merged: bool) -
 #: holds (at most four, one pack). The top bit of each four is a guard: ``(have | _GUARD) - need``
 #: keeps every guard bit exactly when ``have`` holds each value at least as often as ``need``.
 _GUARD: Final[i64] = sum(8 << 4 * (value - 1) for value in range(1, MAX_SUM + 1))
-#: The ``have`` of one card of each value (a list: the compiled ``1 << shift`` with a constant 1
+#: The ``have`` of one card of each value (a table: the compiled ``1 << shift`` with a constant 1
 #: is a C int's shift, wrong past 31 bits).
 _UNITS: Final = vec[i64]([0] + [1 << 4 * (value - 1) for value in range(1, MAX_SUM + 1)])
 #: Binomial coefficients C(n, k) for n, k < 8, at ``n << 3 | k``: how many sets of k cards of one
@@ -403,7 +403,7 @@ class Counts:
         if max(counts) > 7:
             raise ValueError("more than seven loose cards of one value")  # (one pack has four)
         self.counts = counts
-        self.radix: list[i64] = [0] * (MAX_SUM + 1)
+        self.radix = vec[i64]([0] * (MAX_SUM + 1))  # (native: every count of the floor reads it)
         radix = 1
         for value in range(1, MAX_SUM + 1):
             self.radix[value] = radix
@@ -554,7 +554,8 @@ class AnswerTable:
     :data:`_FLAT_MEMO` multisets: hundreds of thousands of answers) a dictionary of Python
     ints spent half of a count's instructions boxing, hashing and comparing keys."""
 
-    def __init__(self, size: int = 1 << 12) -> None:  # (a power of two)
+    def __init__(self, size: int = 1 << 12) -> None:
+        """``size``: a power of two."""
         self.keys = vec[i64]([-1] * size)
         self.values = vec[i64]([0] * size)
         self.mask: i64 = size - 1
@@ -636,9 +637,9 @@ class Tally:
     left is one subtraction (:data:`_GUARD`). The memo is keyed by the multiset left, its
     ``weight`` (:class:`Counts`), with the sums the cards left out reach where maximal
     selections need them. Unless the floor has more multisets than :data:`_FLAT_MEMO` (then
-    a dictionary), it is a native array indexed by the weight (``librt.vecs``: no boxed key,
-    no hashing): the answer itself, or in maximal counts the first of a chain of (sums,
-    answer) entries. A value none of whose shapes fits what is left is left out without a
+    an :class:`AnswerTable`), it is a native array indexed by the weight (``librt.vecs``: no
+    boxed key, no hashing): the answer itself, or in maximal counts the first of a chain of
+    (sums, answer) entries. A value none of whose shapes fits what is left is left out without a
     memo entry, and a count without sums keeps its answer under the weight it was asked
     for as well (a later call with it returns before leaving those values out again)."""
 
@@ -647,11 +648,11 @@ class Tally:
         self.target = target
         self.maximal = maximal
         self.merged = merged
-        #: the flat memo, indexed by weight (made on first use, -1: nothing yet): a count that
-        #: needs no sums keeps its answer there; a maximal count the first of its answers for
-        #: that multiset (one per sums reached), chained through ``chain_next``
-        self.flat = vec[i64]()
+        #: the flat memo, indexed by weight (-1: nothing yet): a count that needs no sums keeps
+        #: its answer there; a maximal count the first of its answers for that multiset (one per
+        #: sums reached), chained through ``chain_next``
         self.flat_size: i64 = counts.size if counts.size <= _FLAT_MEMO else 0
+        self.flat = vec[i64]([-1] * self.flat_size)
         self.chain_sums = vec[i64]()
         self.chain_counts = vec[i64]()
         self.chain_next = vec[i64]()
@@ -659,7 +660,7 @@ class Tally:
         #: made for a sixteenth of the floor's multisets at first (up to 2^19 slots; the largest
         #: counts keep about 200,000 answers), so that it seldom grows
         self.memo = AnswerTable(1 if self.flat_size else _table_size(counts.size))
-        self.radix = vec[i64](counts.radix)
+        self.radix = counts.radix
         table = counts.by_lowest(target)
         self.starts = table.starts
         self.needs = table.needs
@@ -692,15 +693,11 @@ class Tally:
         needs = self.needs
         flat_size = self.flat_size
         entry: i64 = -1  # the weight asked for, when the flat memo keeps its answer under it too
-        if flat_size:
-            flat = self.flat
-            if len(flat) == 0:
-                flat = self.flat = vec[i64]([-1] * flat_size)
-            if not maximal:
-                found: i64 = flat[weight]
-                if found >= 0:
-                    return found
-                entry = weight
+        if flat_size and not maximal:
+            found: i64 = self.flat[weight]
+            if found >= 0:
+                return found
+            entry = weight
         while True:  # leave out the cards of values none of whose shapes fits what is left
             if have == 0:
                 if entry >= 0:
