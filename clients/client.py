@@ -257,13 +257,18 @@ class SeatHandle:
         self._learn(view)
         return view
 
-    async def legal_commands(self) -> LegalCommands:
-        """Every command this seat may send now, as FORMAT.md dicts, with the sequence they hold at."""
-        request = pb.ListLegalCommandsRequest(game_id=self.game_id)
+    async def legal_commands(self, offset: int = 0, page_size: int = 0) -> LegalCommands:
+        """The commands this seat may send now, as FORMAT.md dicts, with the sequence they hold at.
+
+        One page: ``page_size`` commands (0: the service's default, 1,000; at most 10,000) from
+        index ``offset``; ``total`` says how many there are in all. At one sequence the order
+        never changes, so ``legal_commands(i, 1)`` is the command at index ``i``.
+        """
+        request = pb.ListLegalCommandsRequest(game_id=self.game_id, offset=offset, page_size=page_size)
         reply = await self.client.call(self.client.stub.ListLegalCommands, request, self.token)
         self.seat = reply.seat
         commands = [wire.unwrap(command)[1] for command in reply.commands]
-        return LegalCommands(reply.sequence, reply.seat, commands)
+        return LegalCommands(reply.sequence, reply.seat, commands, reply.total, reply.offset)
 
     async def submit(self, command: Mapping[str, Any], expected_sequence: int | None = None) -> Accepted:
         """Send one command (a FORMAT.md dict) for this seat; returns the new sequence and its events.

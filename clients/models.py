@@ -87,11 +87,22 @@ class CreatedGame:
 
 @dataclass(frozen=True)
 class LegalCommands:
-    """Every command ``seat`` may send now, valid at ``sequence`` (send it as expected_sequence)."""
+    """Commands ``seat`` may send now, valid at ``sequence`` (send it as expected_sequence).
+
+    ``commands`` is one page: the legal commands from index ``offset`` on. ``total`` says how
+    many there are in all (a crowded Seep floor has millions); when it is more than the page,
+    :meth:`clients.client.SeatHandle.legal_commands` gives the others by index.
+    """
 
     sequence: int
     seat: int
     commands: list[dict[str, Any]]
+    total: int = -1  #: how many legal commands there are in all; -1: the page holds every one
+    offset: int = 0
+
+    def __post_init__(self) -> None:
+        if self.total < 0:
+            object.__setattr__(self, "total", self.offset + len(self.commands))
 
 
 @dataclass(frozen=True)

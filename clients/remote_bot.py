@@ -5,10 +5,13 @@ A bot here is one function, ``choose(decision) -> command``: ``decision`` is pla
 (``{"type": "play", "card": "AS"}``) or the index of one of ``decision["legal"]``::
 
     {"type": "decision", "game": "all_fours", "game_id": "...", "seat": 1, "sequence": 42,
-     "view": {...}, "legal": [{...}, ...], "clock": {"move_ms": ..., "bank_ms": ...} or null,
+     "view": {...}, "legal": [{...}, ...], "legal_total": 17,
+     "clock": {"move_ms": ..., "bank_ms": ...} or null,
      "events": [{"sequence": 41, "event": {...}}, ...], "rejected": null}
 
-A refused command is decided again with ``rejected`` set ({"reason", "message"}), up to
+``legal`` holds the first 1,000 legal commands when there are more (``legal_total`` says how
+many: a crowded Seep floor has millions); GameService.ListLegalCommands gives any of them by
+its index. A refused command is decided again with ``rejected`` set ({"reason", "message"}), up to
 :data:`ATTEMPTS` times; after that the decision is left to the match's clock (nothing is
 ever played in the bot's place here). ``choose`` may be a coroutine function.
 
@@ -68,6 +71,7 @@ def decision_data(message: bots_pb2.DecisionsResponse, game_id: str) -> dict[str
         "sequence": message.sequence,
         "view": wire.unwrap(view)[1],
         "legal": [wire.unwrap(command)[1] for command in message.legal_commands],
+        "legal_total": message.legal_total,
         "clock": clock,
         "events": [{"sequence": entry.sequence, "event": wire.unwrap(entry.event)[1]} for entry in message.events],
         "rejected": None,

@@ -105,8 +105,8 @@ class SyncSeat:
     def view(self, sequence: int | None = None) -> View:
         return self._owner.run(self.handle.view(sequence))
 
-    def legal_commands(self) -> LegalCommands:
-        return self._owner.run(self.handle.legal_commands())
+    def legal_commands(self, offset: int = 0, page_size: int = 0) -> LegalCommands:
+        return self._owner.run(self.handle.legal_commands(offset, page_size))
 
     def submit(self, command: Mapping[str, Any], expected_sequence: int | None = None) -> Accepted:
         return self._owner.run(self.handle.submit(command, expected_sequence))

@@ -1,8 +1,9 @@
 """The bot protocol: BotService.Decisions, one message per decision of the caller's seat.
 
 A bot holds a seat token. ``Decisions`` follows the match for that seat and sends a
-message whenever the seat is to act: the seat's view, its legal commands and its clock
-(service/clocks.py), with every event since the previous message as the seat may see
+message whenever the seat is to act: the seat's view, its legal commands (the first page
+of them, and how many there are: GameService.ListLegalCommands gives the others by index)
+and its clock (service/clocks.py), with every event since the previous message as the seat may see
 them; the bot answers with GameService.SubmitCommand and the message's sequence as
 ``expected_sequence``. A refused command changes nothing: the bot sends another one for
 the same decision. The last message comes once the match is over, with the outcome. While
@@ -38,9 +39,10 @@ class Decision:
     sequence: int
     entries: list[Entry]
     view: ViewResult
-    legal: list[Any]
+    legal: list[Any]  #: the first page of the legal commands
     clock: ClockInfo | None
     outcome: list[int]
+    legal_total: int = 0  #: how many legal commands there are in all
 
 
 async def final_ranks(games: Games, game_id: str) -> tuple[list[int], int, Any]:
@@ -83,7 +85,7 @@ async def _decisions(
                 if legal.sequence != item.sequence:
                     continue  # the match moved on meanwhile: the next item holds the decision
                 clock = clocks.clock_for(game_id, seat) if clocks is not None else None
-                yield Decision(item.sequence, pending, view, legal.commands, clock, [])
+                yield Decision(item.sequence, pending, view, legal.commands, clock, [], legal.total)
                 pending = []
     finally:
         if seat is not None and clocks is not None:
@@ -101,6 +103,7 @@ def decision_message(decision: Decision) -> bots_pb2.DecisionsResponse:
         events=entry_messages(game, decision.entries),
         view=view_message(decision.view),
         legal_commands=[wire.wrap_command(game, msgspec.to_builtins(command)) for command in decision.legal],
+        legal_total=decision.legal_total,
         clock=clock_message(decision.clock) if decision.clock is not None else None,
         outcome=decision.outcome,
     )

@@ -275,12 +275,14 @@ class GameServiceApi(game_service_pb2_grpc.GameServiceServicer):
     async def ListLegalCommands(
         self, request: game_service_pb2.ListLegalCommandsRequest, context: grpc.aio.ServicerContext
     ) -> game_service_pb2.ListLegalCommandsResponse:
-        result = await self.games.legal_commands(request.game_id, _token(context))
+        result = await self.games.legal_commands(request.game_id, _token(context), request.offset, request.page_size)
         game = result.game
         return game_service_pb2.ListLegalCommandsResponse(
             sequence=result.sequence,
             seat=result.seat,
             commands=[wire.wrap_command(game, msgspec.to_builtins(command)) for command in result.commands],
+            total=result.total,
+            offset=result.offset,
         )
 
     @_unary

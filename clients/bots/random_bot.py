@@ -20,7 +20,7 @@ from typing import Any
 
 from clients.client import SeatHandle
 from clients.errors import CommandRejected, ServiceUnavailable, StaleSequence
-from clients.models import Accepted, Update, View
+from clients.models import Accepted, LegalCommands, Update, View
 
 #: The reason of a command refused because the seat's match clock ran out first.
 DEADLINE_PASSED = "DEADLINE_PASSED"
@@ -62,8 +62,25 @@ class RandomBot:
         self._jitter = random.Random()  # pauses only, so that retries never change the game's choices
 
     def choose(self, view: View, commands: list[dict[str, Any]]) -> dict[str, Any]:
-        """The command to send, among ``commands`` (never empty), given the seat's ``view``."""
+        """The command to send, among ``commands`` (never empty), given the seat's ``view``.
+
+        ``commands`` are the seat's legal commands, or the first page of them (1,000) when there
+        are more. This bot's own choice is uniform over every legal command all the same: beyond
+        a page it picks an index and asks the service for that command (:meth:`act`).
+        """
         return self.rng.choice(commands)
+
+    async def _any_of(self, legal: LegalCommands) -> dict[str, Any] | None:
+        """A uniform choice among all ``legal.total`` commands; None when the game moved on meanwhile.
+
+        ``rng.choice`` over a list draws ``randrange(len)``: this draws the same, so a seeded bot
+        makes the same choices whether or not the page held every command.
+        """
+        index = self.rng.randrange(legal.total)
+        if index < len(legal.commands):
+            return legal.commands[index]
+        page = await self.seat.legal_commands(index, 1)
+        return page.commands[0] if page.sequence == legal.sequence and page.commands else None
 
     async def run(self) -> View:
         """Play until the match is over; returns the seat's final view."""
@@ -92,7 +109,13 @@ class RandomBot:
                 continue
             if legal.sequence != view.sequence or not legal.commands:
                 return  # the watch is behind: its next update brings the newer state
-            command = self.choose(view, legal.commands)
+            if legal.total > len(legal.commands) and type(self).choose is RandomBot.choose:
+                found = await self._any_of(legal)
+                if found is None:
+                    return  # the game moved on while the command was fetched
+                command = found
+            else:
+                command = self.choose(view, legal.commands)
             try:
                 accepted = await self.seat.submit(command, expected_sequence=legal.sequence)
             except StaleSequence:

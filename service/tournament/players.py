@@ -74,7 +74,7 @@ async def play_seat(games: Games, game_id: str, token: str, seat: int, policy: A
             if seat not in item.view.to_act:
                 continue
             try:
-                legal = await games.legal_commands(game_id, token)
+                legal = await games.legal_listing(game_id, token)
             except ServiceError as error:
                 log.warning("game %s seat %d: no legal commands (%s)", game_id, seat, error)
                 continue

@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from cardgames.v1 import game_service_pb2 as cardgames_dot_v1_dot_game__service__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17\x63\x61rdgames/v1/bots.proto\x12\x0c\x63\x61rdgames.v1\x1a\x1f\x63\x61rdgames/v1/game_service.proto\"S\n\x10\x44\x65\x63isionsRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x1b\n\x0e\x61\x66ter_sequence\x18\x02 \x01(\x03H\x00\x88\x01\x01\x42\x11\n\x0f_after_sequence\"\x85\x01\n\x05\x43lock\x12\x0f\n\x07move_ms\x18\x01 \x01(\x03\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\x03\x12\x18\n\x10\x64\x65\x61\x64line_unix_ms\x18\x03 \x01(\x03\x12\x12\n\non_timeout\x18\x04 \x01(\t\x12\x13\n\x0bper_move_ms\x18\x05 \x01(\x03\x12\x17\n\x0finitial_bank_ms\x18\x06 \x01(\x03\"\xd3\x01\n\x11\x44\x65\x63isionsResponse\x12\x10\n\x08sequence\x18\x01 \x01(\x03\x12&\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x16.cardgames.v1.LogEntry\x12 \n\x04view\x18\x03 \x01(\x0b\x32\x12.cardgames.v1.View\x12-\n\x0elegal_commands\x18\x04 \x03(\x0b\x32\x15.cardgames.v1.Command\x12\"\n\x05\x63lock\x18\x05 \x01(\x0b\x32\x13.cardgames.v1.Clock\x12\x0f\n\x07outcome\x18\x06 \x03(\x05\x32\\\n\nBotService\x12N\n\tDecisions\x12\x1e.cardgames.v1.DecisionsRequest\x1a\x1f.cardgames.v1.DecisionsResponse0\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17\x63\x61rdgames/v1/bots.proto\x12\x0c\x63\x61rdgames.v1\x1a\x1f\x63\x61rdgames/v1/game_service.proto\"S\n\x10\x44\x65\x63isionsRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x1b\n\x0e\x61\x66ter_sequence\x18\x02 \x01(\x03H\x00\x88\x01\x01\x42\x11\n\x0f_after_sequence\"\x85\x01\n\x05\x43lock\x12\x0f\n\x07move_ms\x18\x01 \x01(\x03\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\x03\x12\x18\n\x10\x64\x65\x61\x64line_unix_ms\x18\x03 \x01(\x03\x12\x12\n\non_timeout\x18\x04 \x01(\t\x12\x13\n\x0bper_move_ms\x18\x05 \x01(\x03\x12\x17\n\x0finitial_bank_ms\x18\x06 \x01(\x03\"\xe8\x01\n\x11\x44\x65\x63isionsResponse\x12\x10\n\x08sequence\x18\x01 \x01(\x03\x12&\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x16.cardgames.v1.LogEntry\x12 \n\x04view\x18\x03 \x01(\x0b\x32\x12.cardgames.v1.View\x12-\n\x0elegal_commands\x18\x04 \x03(\x0b\x32\x15.cardgames.v1.Command\x12\"\n\x05\x63lock\x18\x05 \x01(\x0b\x32\x13.cardgames.v1.Clock\x12\x0f\n\x07outcome\x18\x06 \x03(\x05\x12\x13\n\x0blegal_total\x18\x07 \x01(\x04\x32\\\n\nBotService\x12N\n\tDecisions\x12\x1e.cardgames.v1.DecisionsRequest\x1a\x1f.cardgames.v1.DecisionsResponse0\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -37,7 +37,7 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_CLOCK']._serialized_start=160
   _globals['_CLOCK']._serialized_end=293
   _globals['_DECISIONSRESPONSE']._serialized_start=296
-  _globals['_DECISIONSRESPONSE']._serialized_end=507
-  _globals['_BOTSERVICE']._serialized_start=509
-  _globals['_BOTSERVICE']._serialized_end=601
+  _globals['_DECISIONSRESPONSE']._serialized_end=528
+  _globals['_BOTSERVICE']._serialized_start=530
+  _globals['_BOTSERVICE']._serialized_end=622
 # @@protoc_insertion_point(module_scope)

@@ -104,8 +104,11 @@ class DecisionsResponse(_message.Message):
     LEGAL_COMMANDS_FIELD_NUMBER: _builtins.int
     CLOCK_FIELD_NUMBER: _builtins.int
     OUTCOME_FIELD_NUMBER: _builtins.int
+    LEGAL_TOTAL_FIELD_NUMBER: _builtins.int
     sequence: _builtins.int
     """The sequence the decision is valid at: send it as SubmitCommand's expected_sequence."""
+    legal_total: _builtins.int
+    """How many legal commands there are in all (0 in the last message)."""
     @_builtins.property
     def events(self) -> _containers.RepeatedCompositeFieldContainer[_game_service_pb2.LogEntry]:
         """The events since the previous message (or since `after_sequence`), as the seat sees them."""
@@ -116,7 +119,11 @@ class DecisionsResponse(_message.Message):
 
     @_builtins.property
     def legal_commands(self) -> _containers.RepeatedCompositeFieldContainer[_game_service_pb2.Command]:
-        """The commands the seat may send now; empty in the last message (match over)."""
+        """The commands the seat may send now, the first page of them (at most 1,000: the
+        first page GameService.ListLegalCommands gives); empty in the last message (match
+        over). `legal_total` says how many there are in all: when it is more, ask
+        ListLegalCommands for the others by their index.
+        """
 
     @_builtins.property
     def clock(self) -> Global___Clock:
@@ -135,10 +142,11 @@ class DecisionsResponse(_message.Message):
         legal_commands: _abc.Iterable[_game_service_pb2.Command] | None = ...,
         clock: Global___Clock | None = ...,
         outcome: _abc.Iterable[_builtins.int] | None = ...,
+        legal_total: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "events", b"events", "legal_commands", b"legal_commands", "outcome", b"outcome", "sequence", b"sequence", "view", b"view"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "events", b"events", "legal_commands", b"legal_commands", "legal_total", b"legal_total", "outcome", b"outcome", "sequence", b"sequence", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -522,18 +522,32 @@ Global___GetViewResponse: _TypeAlias = GetViewResponse  # noqa: Y015
 
 @_typing.final
 class ListLegalCommandsRequest(_message.Message):
+    """The legal commands come in pages: a crowded Seep floor can have millions of them (and,
+    under the option to throw a card that could capture, more than 10^17), far more than one
+    message can carry. The order is the game's own and stays the same at a sequence, so
+    `offset` picks any command by its index, e.g. a random one among `total`.
+    """
+
     DESCRIPTOR: _descriptor.Descriptor
 
     GAME_ID_FIELD_NUMBER: _builtins.int
+    OFFSET_FIELD_NUMBER: _builtins.int
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
+    offset: _builtins.int
+    """The index of the page's first command (0 for the first page); not negative."""
+    page_size: _builtins.int
+    """How many commands at most; 0 for the default (1,000); at most 10,000."""
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
+        offset: _builtins.int = ...,
+        page_size: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "offset", b"offset", "page_size", b"page_size"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -546,22 +560,32 @@ class ListLegalCommandsResponse(_message.Message):
     SEQUENCE_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
     COMMANDS_FIELD_NUMBER: _builtins.int
+    TOTAL_FIELD_NUMBER: _builtins.int
+    OFFSET_FIELD_NUMBER: _builtins.int
     sequence: _builtins.int
     """The sequence the list is valid at (send it as expected_sequence)."""
     seat: _builtins.int
     """The caller's seat."""
+    total: _builtins.int
+    """How many legal commands there are in all."""
+    offset: _builtins.int
+    """The index of `commands[0]` (the request's offset)."""
     @_builtins.property
-    def commands(self) -> _containers.RepeatedCompositeFieldContainer[Global___Command]: ...
+    def commands(self) -> _containers.RepeatedCompositeFieldContainer[Global___Command]:
+        """The commands from `offset` on, at most `page_size` of them; empty past the end."""
+
     def __init__(
         self,
         *,
         sequence: _builtins.int = ...,
         seat: _builtins.int = ...,
         commands: _abc.Iterable[Global___Command] | None = ...,
+        total: _builtins.int = ...,
+        offset: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["commands", b"commands", "seat", b"seat", "sequence", b"sequence"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["commands", b"commands", "offset", b"offset", "seat", b"seat", "sequence", b"sequence", "total", b"total"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

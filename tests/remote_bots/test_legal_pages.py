@@ -1,0 +1,148 @@
+"""Legal commands in pages over real gRPC: a crowded Seep floor (B-7: every seat throws) lists
+hundreds of thousands of groupings and more; the service makes only the page asked for.
+
+Before pages, ListLegalCommands made every command: 72,529 of them on the slowest floor the
+default rules can produce (4.2 MB, about the largest message a client takes by default), and
+under the option to throw a card that could capture a floor of 40 cards has 10^17, which no
+list could hold: one such request would have taken the server down.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import grpc
+import msgspec
+import pytest
+from cardgames import wire
+from cardgames.v1 import bots_pb2, bots_pb2_grpc, game_service_pb2, game_service_pb2_grpc
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+
+from clients.bots.random_bot import RandomBot
+from clients.client import GameClient
+from service.games import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, Games, Rejected
+from service.server import Running
+
+pb = game_service_pb2
+SEED = "b7" * 32
+#: Every seat throws until the floor holds this many loose cards: some 10^5 to 10^6 commands.
+CROWDED = 22
+
+
+async def crowded_game(games: Games) -> tuple[str, list[str], int]:
+    """A Seep game under B-7 in which every seat has thrown until the floor is crowded; the seat to act."""
+    created = await games.create("seep", {"throw_when_capture_available": True}, seed=SEED)
+    game_id, tokens = created.game_id, created.seat_tokens
+    while True:
+        view = await games.view(game_id, None)
+        seat = view.to_act[0]
+        legal = await games.legal_listing(game_id, tokens[seat])
+        if len(view.view.loose) >= CROWDED:
+            return game_id, tokens, seat
+        own = await games.view(game_id, tokens[seat])
+        for card in own.view.hand:
+            try:
+                await games.submit(game_id, tokens[seat], {"type": "throw", "card": card}, legal.sequence)
+                break
+            except Rejected:
+                continue  # the bid, the opening play's restriction: not a throw
+        else:
+            await games.submit(game_id, tokens[seat], msgspec.to_builtins(legal.commands[0]), legal.sequence)
+
+
+def plain(command: Any) -> Any:
+    """A command as the wire gives it back: FORMAT.md JSON (lists, not tuples)."""
+    return msgspec.json.decode(msgspec.json.encode(command))
+
+
+def reason(error: grpc.aio.AioRpcError) -> str:
+    status = rpc_status.from_call(error)
+    assert status is not None
+    info = error_details_pb2.ErrorInfo()
+    for detail in status.details:
+        if detail.Unpack(info):
+            return str(info.reason)
+    return ""
+
+
+async def test_a_crowded_floor_is_listed_page_by_page(server: Running, channel: grpc.aio.Channel) -> None:
+    game_id, tokens, seat = await crowded_game(server.games)
+    listing = (await server.games.legal_listing(game_id, tokens[seat])).commands
+    total = len(listing)
+    assert total > 100 * DEFAULT_PAGE_SIZE  # hundreds of thousands of groupings
+    stub = game_service_pb2_grpc.GameServiceStub(channel)
+    metadata = (("cardgames-token", tokens[seat]),)
+
+    async def page(offset: int = 0, size: int = 0) -> Any:
+        request = pb.ListLegalCommandsRequest(game_id=game_id, offset=offset, page_size=size)
+        return await stub.ListLegalCommands(request, metadata=metadata)
+
+    def commands(reply: Any) -> list[Any]:
+        return [wire.unwrap(command)[1] for command in reply.commands]
+
+    first = await page()
+    assert first.total == total and first.offset == 0 and first.seat == seat
+    assert commands(first) == [plain(command) for command in listing[:DEFAULT_PAGE_SIZE]]
+    assert first.ByteSize() < 200_000
+    largest = await page(total - MAX_PAGE_SIZE, MAX_PAGE_SIZE)
+    assert commands(largest) == [plain(command) for command in listing[total - MAX_PAGE_SIZE:]]
+    assert len(commands(await page(total - 3, 10))) == 3
+    assert (await page(total)).commands == [] and (await page(total + 5)).total == total
+    # any command by its index, the same as in any page holding it, and accepted
+    rng = random.Random(7)
+    index = rng.randrange(total)
+    one = commands(await page(index, 1))
+    assert one == commands(await page(index - 2, 5))[2:3] == [plain(listing[index])]
+    reply = await stub.SubmitCommand(pb.SubmitCommandRequest(
+        game_id=game_id, command=wire.wrap_command("seep", one[0]), expected_sequence=first.sequence,
+    ), metadata=metadata)
+    assert reply.sequence > first.sequence
+
+
+@pytest.mark.parametrize(("offset", "size"), [(-1, 0), (0, -1), (0, MAX_PAGE_SIZE + 1)])
+async def test_a_bad_page_is_refused_and_changes_nothing(
+    server: Running, channel: grpc.aio.Channel, offset: int, size: int
+) -> None:
+    created = await server.games.create("seep", {}, seed=SEED)
+    stub = game_service_pb2_grpc.GameServiceStub(channel)
+    seat = (await server.games.view(created.game_id, None)).to_act[0]
+    before = await server.games.view(created.game_id, None)
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await stub.ListLegalCommands(pb.ListLegalCommandsRequest(game_id=created.game_id, offset=offset,
+                                                                 page_size=size),
+                                     metadata=(("cardgames-token", created.seat_tokens[seat]),))
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert reason(caught.value) == "INVALID_PAGE"
+    assert str(offset if offset < 0 else size) in (caught.value.details() or "")
+    assert (await server.games.view(created.game_id, None)).sequence == before.sequence
+
+
+async def test_a_bots_decision_carries_the_first_page_and_the_total(
+    server: Running, channel: grpc.aio.Channel
+) -> None:
+    game_id, tokens, seat = await crowded_game(server.games)
+    total = len((await server.games.legal_listing(game_id, tokens[seat])).commands)
+    bots = bots_pb2_grpc.BotServiceStub(channel)
+    call = bots.Decisions(bots_pb2.DecisionsRequest(game_id=game_id), metadata=(("cardgames-token", tokens[seat]),))
+    decision = await call.read()
+    call.cancel()
+    assert decision.legal_total == total and len(decision.legal_commands) == DEFAULT_PAGE_SIZE
+
+
+async def test_the_random_bot_picks_beyond_the_first_page(server: Running) -> None:
+    game_id, tokens, seat = await crowded_game(server.games)
+    listing = (await server.games.legal_listing(game_id, tokens[seat])).commands
+    sequence = (await server.games.view(game_id, None)).sequence
+    async with GameClient(f"127.0.0.1:{server.port}") as client:
+        handle = client.seat(game_id, tokens[seat])
+        legal = await handle.legal_commands()
+        assert legal.total == len(listing) and len(legal.commands) == DEFAULT_PAGE_SIZE
+        bot = RandomBot(handle, seed=3)
+        view = await handle.view()
+        await bot.act(view)
+    [(command, accepted)] = bot.accepted
+    expected = random.Random(3).randrange(len(listing))
+    assert expected >= DEFAULT_PAGE_SIZE  # (the seed is chosen so: the pick is fetched by its index)
+    assert command == plain(listing[expected]) and accepted.sequence > sequence
