@@ -108,6 +108,16 @@ class Listing(Sequence[Any]):
                     return start + found
         return -1
 
+    def spread(self, at_most: int) -> list[Any]:
+        """About ``at_most`` commands evenly spaced within each part, in order; every part keeps
+        one at least (a family of one card's captures is never left out for another's builds)."""
+        chosen: list[Any] = []
+        for start, part in zip(self._starts, self._parts, strict=True):
+            size = len(part)
+            take = min(size, max(1, at_most * size // self._length))
+            chosen.extend(self[start + i * size // take] for i in range(take))
+        return chosen
+
     def holds(self, command: object) -> bool:
         """Whether ``command`` is listed: the very objects handed out are looked for by identity
         first (a pointer comparison each), then an equal command by a walk per family."""
@@ -140,3 +150,15 @@ def index_in(items: list[Any], item: object) -> int:
         return items.index(item)
     except ValueError:
         return -1
+
+
+def spread(commands: Sequence[Any], at_most: int) -> Sequence[Any]:
+    """``commands`` when there are ``at_most`` or fewer; else about that many of them, evenly
+    spaced (within each part of a :class:`Listing`), in order. For a player that scores the
+    commands it may send: a crowded floor can list billions of groupings."""
+    length = len(commands)
+    if length <= at_most:
+        return commands
+    if isinstance(commands, Listing):
+        return commands.spread(at_most)
+    return [commands[i * length // at_most] for i in range(at_most)]

@@ -1,7 +1,8 @@
 """The rules-of-thumb Seep player (the middle bot strength); it reads only its seat's view.
 
 * Bid (A5.4): the highest value held.
-* Play: every legal command is scored by what it does to the floor, greedily:
+* Play: every legal command (on a crowded floor: 2,000 spread among them) is scored by
+  what it does to the floor, greedily:
   - a capture is worth the points it takes (A2), plus the sweep's points when it clears
     the floor (A11.2), plus a little per card (cards are what later captures build on);
   - a build or a break is worth about half the points of the house it makes (the
@@ -21,6 +22,7 @@ from math import comb
 from typing import Any
 
 from engine.core.cards import STANDARD_PACK
+from engine.core.lazy_listing import spread
 from engine.seep.cards import PLAYS_PER_DEAL, VALUE, card_points
 from engine.seep.commands import Bid, Break, Build, Capture, Throw
 from engine.seep.config import Config
@@ -32,6 +34,8 @@ HOUSE_SHARE = 0.5
 THROW_SHARE = 0.5
 LOOSE_SHARE = 0.25
 PER_CARD = 0.2
+#: The most commands of one position that are scored (:meth:`SeepHeuristic.rank`).
+SCORED_AT_MOST = 2_000
 
 
 @lru_cache(maxsize=4096)
@@ -90,9 +94,16 @@ class SeepHeuristic:
         return self.rank(view, legal)[0]
 
     def rank(self, view: View, legal: Sequence[Any]) -> list[Any]:
-        """The legal commands from the best to the worst by the heuristic's score (ties keep their order)."""
+        """The legal commands from the best to the worst by the heuristic's score (ties keep their order).
+
+        Of more than :data:`SCORED_AT_MOST` commands, only that many are scored and ranked: evenly
+        spaced ones, every card's captures and builds among them (:func:`spread`). A crowded floor
+        lists up to 72,529 groupings under the default rules and more than 10^17 when a card that
+        could capture may be thrown; the groupings of one card mostly differ little in score.
+        """
         if type(legal[0]) is Bid:
             return sorted(legal, key=lambda bid: -bid.value)
+        legal = spread(legal, SCORED_AT_MOST)
         seat = view.viewer
         assert seat is not None
         unseen = self._unseen(view)

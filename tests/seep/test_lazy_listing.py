@@ -20,10 +20,11 @@ from hypothesis import strategies as st
 
 from engine import seep
 from engine.core.cards import STANDARD_PACK
-from engine.core.lazy_listing import Listing
+from engine.core.lazy_listing import Listing, spread
 from engine.core.protocol import Rejection
 from engine.seep.cards import VALUE
 from engine.seep.groups import EAGER_GROUPS, Floor
+from engine.seep.heuristic import SCORED_AT_MOST, heuristic_policy
 from engine.seep.legal import LAST_LISTING
 from engine.seep.state import State
 from tests.seep.helpers import table
@@ -100,6 +101,35 @@ def test_the_slowest_reachable_floor_is_listed_lazily() -> None:
     assert (len(listing), kinds["Build"], kinds["Capture"]) == (72_529, 72_100, 429)
     _check_listing(listing, state, 1)
     _not_listed(listing, state, 1)
+
+
+def test_a_spread_keeps_every_part_in_order() -> None:
+    """What a player that scores its commands sees of a crowded floor: about ``at_most`` of them,
+    evenly spaced in each part (every card's captures and builds), in the listing's order."""
+    state = table({1: SLOWEST_HAND}, SLOWEST_LOOSE)
+    listing = seep.legal_commands(state, 1)
+    assert isinstance(listing, Listing)
+    chosen = spread(listing, 500)
+    indices = [listing.index(command) for command in chosen]
+    assert indices == sorted(set(indices)) and indices[0] == 0
+    assert 400 <= len(chosen) <= 500 + len(SLOWEST_HAND) * 2
+    whole = {(type(command).__name__, command.card) for command in listing}
+    assert {(type(command).__name__, command.card) for command in chosen} == whole  # no part left out
+    small = seep.legal_commands(table({1: ["KH", "2C"]}, ["AS", "3D"]), 1)
+    assert spread(small, 500) is small
+    assert spread(list(range(10)), 4) == [0, 2, 5, 7]
+
+
+def test_the_heuristic_scores_a_bounded_spread_of_a_crowded_floor() -> None:
+    state = table({1: SLOWEST_HAND}, SLOWEST_LOOSE)
+    listing = seep.legal_commands(state, 1)
+    player = heuristic_policy(state.config)
+    view = seep.view(state, 1)
+    ranked = player.rank(view, listing)
+    assert len(ranked) <= SCORED_AT_MOST + 2 * len(SLOWEST_HAND) < len(listing)
+    assert set(ranked) == set(spread(listing, SCORED_AT_MOST))
+    best = player.choose(view, listing, random.Random(1))
+    assert best == ranked[0] and best in listing
 
 
 @pytest.mark.parametrize("options", [
