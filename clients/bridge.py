@@ -6,7 +6,8 @@ The protocol is one line each way per decision:
 
 * the bridge writes one *decision* per line to the program's stdin: a JSON object with
   ``"type": "decision"``, the ``game``, ``game_id``, ``seat``, ``sequence``, the seat's
-  ``view``, the ``legal`` commands, the ``clock`` (or null), the ``events`` since the seat's
+  ``view``, the ``legal`` commands (the first 1,000 when there are more; ``legal_total``
+  says how many), the ``clock`` (or null), the ``events`` since the seat's
   previous decision, and ``rejected`` (null, or ``{"reason", "message"}`` when the
   program's previous answer to this decision was refused);
 * the program answers each decision with one line: a command as a JSON object (one of

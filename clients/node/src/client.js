@@ -83,6 +83,15 @@ export class CardgamesClient {
     return unary(this.games, "GetView", { game_id: gameId }, token);
   }
 
+  /**
+   * A page of the seat's legal commands: `pageSize` (0: 1,000; at most 10,000) from index `offset`,
+   * with `total`, the number in all, and the `sequence` they hold at. The order never changes at
+   * a sequence, so `legalCommands(gameId, token, i, 1)` is the command at index `i`.
+   */
+  legalCommands(gameId, token, offset = 0, pageSize = 0) {
+    return unary(this.games, "ListLegalCommands", { game_id: gameId, offset, page_size: pageSize }, token);
+  }
+
   submit(gameId, token, command, expectedSequence) {
     return unary(this.games, "SubmitCommand", { game_id: gameId, command, expected_sequence: expectedSequence }, token);
   }
@@ -158,7 +167,11 @@ export async function playTournament(client, tournamentId, name, choose) {
   return Promise.all(playing);
 }
 
-/** The random bot: any legal command, with equal chance. */
+/**
+ * The random bot: any listed legal command, with equal chance. A decision lists the first 1,000
+ * commands when there are more (`decision.legal_total`, as on a crowded Seep floor); to choose
+ * among all of them, pick an index below `legal_total` and fetch it with `client.legalCommands`.
+ */
 export function randomChoice(decision) {
   return Math.floor(Math.random() * decision.legal_commands.length);
 }

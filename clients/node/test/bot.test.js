@@ -46,6 +46,11 @@ test("one match seat by seat, with typed refusals", { skip: !server && "CARDGAME
     const decisions = client.decisions(created.game_id, someone);
     const [decision] = await (async () => { for await (const d of decisions) return [d]; })();
     decisions.cancel();
+    // The decision lists every command here (a few); a page of one is the first of them.
+    assert.equal(decision.legal_total, decision.legal_commands.length);
+    const page = await client.legalCommands(created.game_id, someone, 0, 1);
+    assert.equal(page.total, decision.legal_total);
+    assert.deepEqual(page.commands, decision.legal_commands.slice(0, 1));
     await assert.rejects(
       client.submit(created.game_id, idle, decision.legal_commands[0], decision.sequence),
       (error) => errorReason(error) === "NOT_YOUR_TURN",
