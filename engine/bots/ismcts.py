@@ -11,7 +11,8 @@ played (a game may set ``SEARCH_HORIZON``), and credits every command on the pat
 with the reward of the seat that chose it (``search_reward``; partners share their
 side's reward). Below the root, selection is UCB1 over the commands legal in this
 determinization, counting how often each was available (Cowling, Powley and
-Whitehouse 2012).
+Whitehouse 2012). Of a position with more than ``MOVES_AT_MOST`` commands (a crowded Seep
+floor), the tree considers that many, spread over the listing.
 
 The root has two modes. ``paired`` (the default) tries every root command on the same
 determinization and the same rollout seed, so the commands are compared on the same
@@ -37,11 +38,16 @@ from statistics import NormalDist
 from typing import Any
 
 from engine.bots.policy import BotRules, Policy, bot_rules
+from engine.core.lazy_listing import spread
 from engine.core.protocol import GameRules, Rejection
 from engine.core.registry import get_game
 
 #: A rollout longer than this many commands is a bug of the game's episode key.
 MAX_ROLLOUT = 10_000
+#: The most commands of one position the tree considers, at the root and below: that many spread
+#: over the listing (:func:`engine.core.lazy_listing.spread`) when there are more. A crowded Seep
+#: floor lists tens of thousands of groupings, and billions under the option to throw any card.
+MOVES_AT_MOST = 2_000
 
 
 class _Node:
@@ -139,6 +145,7 @@ class ISMCTSPolicy:
         if len(legal) == 1:
             self.last_iterations = 0
             return legal[0]
+        legal = spread(legal, MOVES_AT_MOST)
         root = _Node()
         seat: int = view.viewer
         memory = self._memory.get(seat)
@@ -216,7 +223,8 @@ class ISMCTSPolicy:
         path: list[tuple[_Node, int]] = []
         actor = seat
         depth = 0
-        moves: Sequence[Any] = [command for command in game.legal_commands(state, seat) if command in offered]
+        listed = spread(game.legal_commands(state, seat), MOVES_AT_MOST)
+        moves: Sequence[Any] = [command for command in listed if command in offered]
         while moves:
             children = node.children
             untried = []
@@ -242,7 +250,7 @@ class ISMCTSPolicy:
             if depth >= self._limit or game.is_over(state) or rules.search_episode(state) != episode:
                 break
             actor = game.to_act(state)[0]
-            moves = game.legal_commands(state, actor)
+            moves = spread(game.legal_commands(state, actor), MOVES_AT_MOST)
         state = self._rollout(state, episode, self._limit - depth, rng)
         rewards = rules.search_reward(start, state)
         for child, chooser in path:

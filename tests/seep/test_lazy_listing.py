@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import seep
+from engine.bots.ismcts import MOVES_AT_MOST, ISMCTSPolicy
 from engine.core.cards import STANDARD_PACK
 from engine.core.lazy_listing import Listing, spread
 from engine.core.protocol import Rejection
@@ -130,6 +131,16 @@ def test_the_heuristic_scores_a_bounded_spread_of_a_crowded_floor() -> None:
     assert set(ranked) == set(spread(listing, SCORED_AT_MOST))
     best = player.choose(view, listing, random.Random(1))
     assert best == ranked[0] and best in listing
+
+
+@pytest.mark.parametrize("root", ["paired", "ucb"])
+def test_the_search_bot_considers_a_bounded_spread_of_a_crowded_floor(root: str) -> None:
+    """Below the root the tree meets the same floor in every determinization: it walks a spread."""
+    state = table({1: SLOWEST_HAND}, SLOWEST_LOOSE)
+    listing = seep.legal_commands(state, 1)
+    bot = ISMCTSPolicy("seep", state.config, iterations=3, root=root, horizon=2)
+    chosen = bot.choose(seep.view(state, 1), listing, random.Random(2))
+    assert chosen in spread(listing, MOVES_AT_MOST) and bot.last_iterations >= 3
 
 
 @pytest.mark.parametrize("options", [
