@@ -1,0 +1,117 @@
+"""Seep deals in which every seat throws: ``python -m bench.seep_throwing [--deals N]``.
+
+Under the option to throw a card that could capture (``throw_when_capture_available``, B-7),
+a seat that throws whenever the rules let it leaves every card it plays on the floor; when all
+four do, the floor ends the first deal with 51 loose cards, and the number of ways to group
+them runs past 10^17. Random play never gets there (its floors stay under a dozen and a half
+cards), so the playout rows never meet these floors and the worst-case table holds only one
+of them: this plays such deals and reports, per deal, the largest floor, the slowest listing
+(what a random playout pays at a position: ``legal_commands``, its length, one command picked
+at random) and the listings' CPU time summed over the deal. ``--random-matches M`` first
+plays M whole matches at random under the same option, for comparison.
+
+Each deal is the first of a match started with seed ``N`` (as 64 hex digits); a seat throws the
+first card of its hand that the rules accept (the bid, and a throw refused, take the first
+legal command instead), so a run is the same every time but for the times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine.core.protocol import Rejection, Setup
+from engine.core.registry import get_game
+from engine.core.replay import apply, new_match
+from engine.seep.events import DealScored
+
+OPTIONS = {"throw_when_capture_available": True}
+
+
+@dataclass(frozen=True)
+class ThrowingDeal:
+    seed: int
+    largest_floor: int
+    slowest_ms: float
+    slowest_floor: int
+    slowest_commands: int
+    listings_s: float  #: CPU seconds of every listing of the deal, summed
+
+
+def throwing_deal(seed: int) -> ThrowingDeal:
+    """The first deal of a B-7 match in which every seat throws whenever it may."""
+    game = get_game("seep")
+    config = game.make_config(OPTIONS, None)
+    state, _ = new_match(game, config, Setup(seed=f"{seed:064x}"))
+    rng = random.Random(seed)
+    largest = slowest_floor = slowest_commands = 0
+    slowest = summed = 0.0
+    scored = False
+    while not scored:
+        seat = game.to_act(state)[0]
+        started = time.process_time()
+        legal = game.legal_commands(state, seat)
+        count = len(legal)
+        picked = legal[rng.randrange(count)]
+        spent = time.process_time() - started
+        summed += spent
+        largest = max(largest, len(state.loose))
+        if spent > slowest:
+            slowest, slowest_floor, slowest_commands = spent, len(state.loose), count
+        outcome = None
+        for card in state.hands[seat]:
+            outcome = apply(game, state, seat, {"type": "throw", "card": card})
+            if not isinstance(outcome, Rejection):
+                break
+        if outcome is None or isinstance(outcome, Rejection):
+            outcome = apply(game, state, seat, picked)
+        assert not isinstance(outcome, Rejection), outcome
+        state, events = outcome
+        scored = any(isinstance(event, DealScored) for event in events)
+    return ThrowingDeal(seed, largest, slowest * 1000, slowest_floor, slowest_commands, summed)
+
+
+def random_matches(matches: int) -> tuple[int, float]:
+    """The largest floor and the slowest listing (ms) of ``matches`` random B-7 matches (seeds 1..N)."""
+    game = get_game("seep")
+    config = game.make_config(OPTIONS, None)
+    largest, slowest = 0, 0.0
+    for seed in range(1, matches + 1):
+        state, _ = new_match(game, config, Setup(seed=f"{seed:064x}"))
+        rng = random.Random(seed)
+        while not game.is_over(state):
+            seat = game.to_act(state)[0]
+            started = time.process_time()
+            legal = game.legal_commands(state, seat)
+            picked = legal[rng.randrange(len(legal))]
+            slowest = max(slowest, (time.process_time() - started) * 1000)
+            largest = max(largest, len(state.loose))
+            outcome = apply(game, state, seat, picked)
+            assert not isinstance(outcome, Rejection), outcome
+            state = outcome[0]
+    return largest, slowest
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.seep_throwing", description=__doc__.splitlines()[0])
+    parser.add_argument("--deals", type=int, default=5, help="deals to play (seeds 1..N; default 5)")
+    parser.add_argument("--random-matches", type=int, default=0,
+                        help="first play this many whole matches at random under the same option")
+    args = parser.parse_args(argv)
+    if args.random_matches:
+        largest, slowest = random_matches(args.random_matches)
+        print(f"{args.random_matches} random matches: largest floor {largest} loose cards, "
+              f"slowest listing {slowest:.2f} ms\n")
+    print("| seed | largest floor | slowest listing | the deal's listings |")
+    print("|---:|---:|---|---:|")
+    for seed in range(1, args.deals + 1):
+        deal = throwing_deal(seed)
+        print(f"| {deal.seed} | {deal.largest_floor} | {deal.slowest_ms:,.0f} ms ({deal.slowest_floor} loose, "
+              f"{deal.slowest_commands:.1e} commands) | {deal.listings_s:.2f} s |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
