@@ -15,6 +15,8 @@ import pytest
 from bench.harness import Settings, latency_figures, percentile
 from bench.report import Target
 from bench.run import catalogue, main, run, select
+from bench.seep_throwing import main as seep_throwing_main
+from bench.seep_throwing import random_matches, throwing_deal
 
 TINY = Settings(budget=0.001, repeats=1, heavy=False)
 
@@ -82,3 +84,15 @@ def test_the_step_breakdown_times_every_call(game: str, capsys: pytest.CaptureFi
         assert float(line.split()[-2]) > 0, line
     with pytest.raises(SystemExit):
         steps.main([game, "--matches", "0"])
+
+
+def test_seep_throwing_crowds_the_floor_of_a_deal_and_prints_its_row(capsys: pytest.CaptureFixture[str]) -> None:
+    deal = throwing_deal(3)
+    assert deal.largest_floor == 51  # every card but the last one played lies loose
+    assert deal.slowest_commands > 10**11 and deal.slowest_floor >= 30
+    assert 0 < deal.slowest_ms / 1000 <= deal.listings_s
+    largest, slowest = random_matches(2)
+    assert 4 <= largest < 30 and slowest > 0
+    seep_throwing_main(["--deals", "1"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("| seed |") and lines[2].startswith("| 1 | 51 |")
