@@ -6,7 +6,8 @@ time of what a random playout pays at that position: ``legal_commands`` for the 
 act, its length and one command picked at random (a game may answer with a lazy
 ``engine.core.lazy_listing.Listing`` that makes a command only when it is picked). The
 row shows the worst position; the info also gives the time to make every command
-(``made_ms``: iterating the listing, as a bot that scores every command does).
+(``made_ms``: iterating the listing, as a bot that scores every command does) and to make
+the first page of commands the service sends (``page_ms``: ListLegalCommands' default page).
 It is compared with (a) the median per-step ``legal_commands`` time in random
 playouts of the same game (legal_commands timed at every step), and (b) the median
 time of one whole deal of those playouts: a single worst-case call must stay well
@@ -43,6 +44,7 @@ from bench.playout import SPECS, Player, load_game
 from engine.core.cards import STANDARD_PACK
 from engine.core.protocol import Setup
 from engine.seep.cards import VALUE
+from service.games import DEFAULT_PAGE_SIZE
 
 SETUP = Setup(seed="5e" * 32)
 #: Positions with more commands than this are not also made in full (``made_ms``): the extreme
@@ -233,6 +235,7 @@ class Built:
     commands: int
     times: list[float] = field(default_factory=list)  #: list and pick one at random
     made: list[float] = field(default_factory=list)  #: list and make every command
+    paged: list[float] = field(default_factory=list)  #: list and make the service's first page
 
 
 class WorstLegalProbe(Probe):
@@ -288,6 +291,9 @@ class WorstLegalProbe(Probe):
         figures = self._playout(share)
         for built in self.built:
             built.times.append(self._time_position(built, share))
+            before = cpu_clock()
+            self.game.legal_commands(built.state, built.seat)[:DEFAULT_PAGE_SIZE]
+            built.paged.append(cpu_clock() - before)
             if built.commands <= MADE_AT_MOST:
                 before = cpu_clock()
                 made = list(self.game.legal_commands(built.state, built.seat))
@@ -321,12 +327,15 @@ class WorstLegalProbe(Probe):
         worst: dict[str, str] = {}
         for built in ranked:
             made = f"{statistics.median(built.made) * 1e3:.3g} ms to make them all" if built.made else "not made"
-            worst.setdefault(built.position.kind, f"{built.position.name} ({built.commands:,} commands, {made})")
+            page = f"the first page of {DEFAULT_PAGE_SIZE:,} in {statistics.median(built.paged) * 1e3:.3g} ms"
+            text = f"{built.position.name} ({built.commands:,} commands, {made}, {page})"
+            worst.setdefault(built.position.kind, text)
         return {
             **{f"worst_{kind}": text for kind, text in worst.items()},
             "positions": {
                 built.position.name: {"median_ms": round(statistics.median(built.times) * 1e3, 3),
                                       "made_ms": round(statistics.median(built.made) * 1e3, 3) if built.made else None,
+                                      "page_ms": round(statistics.median(built.paged) * 1e3, 3),
                                       "commands": built.commands}
                 for built in ranked
             },
