@@ -241,6 +241,9 @@ class LegalCommands:
 #: 0.6 MB on the wire, a quarter of a second of the server's time.
 DEFAULT_PAGE_SIZE = 1_000
 MAX_PAGE_SIZE = 10_000
+#: Listings kept for the pages that follow (a state's listing never changes; a crowded Seep floor's
+#: count can take a second under B-7, and its memo some megabytes).
+LISTINGS_KEPT = 16
 
 
 @dataclass(frozen=True)
@@ -413,6 +416,9 @@ class Games:
         self._executor = ThreadPoolExecutor(max_workers=writers, thread_name_prefix="cardgames-store")
         self._readers = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="cardgames-read")
         self._live: OrderedDict[UUID, _Live] = OrderedDict()
+        #: The latest listings, by (game, sequence, seat): a bot that asks for a page and then for
+        #: a command by its index is answered from one count (LISTINGS_KEPT at most).
+        self._listings: OrderedDict[tuple[UUID, int, int], Sequence[Any]] = OrderedDict()
         self._loading: dict[UUID, asyncio.Lock] = {}
         self._background: set[asyncio.Task[Any]] = set()
 
@@ -905,7 +911,15 @@ class Games:
         live = await self._fresh(game_id)
         seat = self._seat(live, token, required=True)
         assert seat is not None
-        return LegalListing(live.header.game, live.sequence, seat, live.rules.legal_commands(live.state, seat))
+        key = (live.game_id, live.sequence, seat)
+        listing = self._listings.get(key)
+        if listing is None:
+            listing = self._listings[key] = live.rules.legal_commands(live.state, seat)
+            if len(self._listings) > LISTINGS_KEPT:
+                self._listings.popitem(last=False)
+        else:
+            self._listings.move_to_end(key)
+        return LegalListing(live.header.game, live.sequence, seat, listing)
 
     async def legal_commands(
         self, game_id: str, token: str | None, offset: int = 0, page_size: int = 0

@@ -22,6 +22,7 @@ from grpc_status import rpc_status
 
 from clients.bots.random_bot import RandomBot
 from clients.client import GameClient
+from engine.core.registry import get_game
 from service.games import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, Games, Rejected
 from service.server import Running
 
@@ -146,3 +147,32 @@ async def test_the_random_bot_picks_beyond_the_first_page(server: Running) -> No
     expected = random.Random(3).randrange(len(listing))
     assert expected >= DEFAULT_PAGE_SIZE  # (the seed is chosen so: the pick is fetched by its index)
     assert command == plain(listing[expected]) and accepted.sequence > sequence
+
+
+async def test_the_pages_of_one_position_share_one_listing(
+    server: Running, channel: grpc.aio.Channel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bot asks for a page, then for a command by its index: the position is counted once."""
+    game_id, tokens, seat = await crowded_game(server.games)  # lists the position it stops at
+    rules = get_game("seep")
+    listed: list[int] = []
+    original = rules.legal_commands
+
+    def counting(state: Any, seat: int) -> Any:
+        listed.append(seat)
+        return original(state, seat)
+
+    monkeypatch.setattr(rules, "legal_commands", counting)
+    stub = game_service_pb2_grpc.GameServiceStub(channel)
+    metadata = (("cardgames-token", tokens[seat]),)
+    first = await stub.ListLegalCommands(pb.ListLegalCommandsRequest(game_id=game_id), metadata=metadata)
+    again = await stub.ListLegalCommands(pb.ListLegalCommandsRequest(game_id=game_id, offset=first.total - 1,
+                                                                     page_size=1), metadata=metadata)
+    assert listed == [] and len(again.commands) == 1
+    await stub.SubmitCommand(pb.SubmitCommandRequest(game_id=game_id, command=again.commands[0],
+                                                     expected_sequence=first.sequence), metadata=metadata)
+    following = (await server.games.view(game_id, None)).to_act[0]
+    for offset in (0, 3, 7):
+        await stub.ListLegalCommands(pb.ListLegalCommandsRequest(game_id=game_id, offset=offset),
+                                     metadata=(("cardgames-token", tokens[following]),))
+    assert listed == [following]
