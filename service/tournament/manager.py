@@ -20,10 +20,12 @@ import asyncio
 import logging
 import re
 import secrets
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import aclosing, suppress
 from dataclasses import dataclass, field
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar
 from uuid import UUID, uuid4
 
 import msgspec
@@ -63,6 +65,7 @@ from service.tournament.players import play_seat, policy_for
 from service.tournament.schedule import MatchSpec
 from service.tournament.standings import Standings, standings, tournament_schedule
 
+T = TypeVar("T")
 log = logging.getLogger(__name__)
 #: The clock of a tournament with remote entrants when none is given: a bot that never answers must not
 #: hold a match forever (10 s a decision, a 60 s bank, then the seat forfeits).
@@ -143,6 +146,12 @@ class Tournaments:
         self.log = TournamentLog(games.store)
         self.clocks = clocks
         self._open: dict[str, _Running] = {}
+        #: The tournament log's store calls run here: a cancelled runner's write goes on in its
+        #: thread, and :meth:`close` waits for it (the store may be closed right after).
+        self._writer = ThreadPoolExecutor(max_workers=2, thread_name_prefix="cardgames-tournament-log")
+
+    async def _log_call(self, function: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._writer, partial(function, *args))
 
     # -- creating and finding ---------------------------------------------------------
 
@@ -195,7 +204,7 @@ class Tournaments:
         except ValueError as error:
             raise InvalidTournament(str(error)) from error
         try:
-            await asyncio.to_thread(self.log.create, uuid, created)
+            await self._log_call(self.log.create, uuid, created)
         except StaleTournament as error:
             raise InvalidTournament(str(error)) from error
         running = _Running(uuid, state, Hub([e.name for e in created.entrants if e.remote]))
@@ -212,7 +221,7 @@ class Tournaments:
         running = self._open.get(str(uuid))
         if running is None:
             try:
-                state = await asyncio.to_thread(self.log.load, uuid)
+                state = await self._log_call(self.log.load, uuid)
             except TournamentNotFound as error:
                 raise TournamentNotFoundError(str(error), tournament_id=tournament_id) from error
             running = self._open.setdefault(
@@ -284,7 +293,7 @@ class Tournaments:
     async def resume_all(self) -> list[str]:
         """Start the runner of every unfinished tournament in the store (a restarted server)."""
         resumed = []
-        for tournament_id in await asyncio.to_thread(self.log.listed):
+        for tournament_id in await self._log_call(self.log.listed):
             running = await self._get(tournament_id)
             if not running.state.over:
                 self.start(tournament_id)
@@ -298,10 +307,12 @@ class Tournaments:
                 with suppress(asyncio.CancelledError):
                     await running.task
             await running.hub.close()
+        # A write that a cancelled task was waiting for still runs: let it end before the store closes.
+        await asyncio.get_running_loop().run_in_executor(None, partial(self._writer.shutdown, wait=True))
 
     async def _append(self, running: _Running, events: list[Any]) -> None:
         """Write events after the tournament's version (lock held by the caller) and fold them."""
-        await asyncio.to_thread(self.log.append, running.uuid, running.state.version, events)
+        await self._log_call(self.log.append, running.uuid, running.state.version, events)
         for event in events:
             apply(running.state, event)
         async with running.changed:

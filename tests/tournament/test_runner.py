@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import random
+import threading
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -93,6 +95,29 @@ async def test_a_killed_runner_resumes_without_losing_or_replaying_a_match(tmp_p
     finally:
         await tournaments.close()
         await games.close()
+
+
+async def test_closing_waits_for_the_log_write_in_flight(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cancelled runner's write goes on in its thread: the store must not close under it (once,
+    SQLite crashed the process in an insert when the next runner opened the file)."""
+    started, written = threading.Event(), []
+    append = TournamentLog.append
+
+    def slow_append(self: TournamentLog, *args: Any) -> int:
+        started.set()
+        time.sleep(0.3)
+        version = append(self, *args)
+        written.append(time.monotonic())
+        return version
+
+    monkeypatch.setattr(TournamentLog, "append", slow_append)
+    games, tournaments = await _open("memory:")
+    await tournaments.create("all_fours", ["random", "r2=random"], matches=2, seed=SEED)
+    while not started.is_set():
+        await asyncio.sleep(0.01)
+    await tournaments.close()
+    assert written and written[0] <= time.monotonic()
+    await games.close()
 
 
 async def test_bad_tournaments_are_refused() -> None:
