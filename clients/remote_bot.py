@@ -10,8 +10,10 @@ A bot here is one function, ``choose(decision) -> command``: ``decision`` is pla
      "events": [{"sequence": 41, "event": {...}}, ...], "rejected": null}
 
 ``legal`` holds the first 1,000 legal commands when there are more (``legal_total`` says how
-many: a crowded Seep floor has millions); GameService.ListLegalCommands gives any of them by
-its index. A refused command is decided again with ``rejected`` set ({"reason", "message"}), up to
+many: a crowded Seep floor has millions); an index below ``legal_total`` names any of them (the
+bot asks GameService.ListLegalCommands for one past the page).
+
+A refused command is decided again with ``rejected`` set ({"reason", "message"}), up to
 :data:`ATTEMPTS` times; after that the decision is left to the match's clock (nothing is
 ever played in the bot's place here). ``choose`` may be a coroutine function.
 
@@ -98,13 +100,26 @@ async def _choose(choose: Choose, decision: dict[str, Any]) -> Any:
     return answer
 
 
-def _command(answer: Any, decision: Mapping[str, Any]) -> Any:
-    if isinstance(answer, int) and not isinstance(answer, bool):
-        legal = decision["legal"]
-        if not 0 <= answer < len(legal):
-            raise ValueError(f"index {answer} is not one of the {len(legal)} legal commands")
+async def _command(
+    answer: Any,
+    decision: Mapping[str, Any],
+    service: game_service_pb2_grpc.GameServiceStub,
+    metadata: tuple[tuple[str, str], ...],
+) -> Any:
+    """The command an answer names: itself, or the legal command at an index (below ``legal_total``:
+    one past the listed page is asked of the service)."""
+    if not isinstance(answer, int) or isinstance(answer, bool):
+        return answer
+    legal, total = decision["legal"], max(decision.get("legal_total", 0), len(decision["legal"]))
+    if not 0 <= answer < total:
+        raise ValueError(f"index {answer} is not one of the {total} legal commands")
+    if answer < len(legal):
         return legal[answer]
-    return answer
+    request = game_service_pb2.ListLegalCommandsRequest(game_id=decision["game_id"], offset=answer, page_size=1)
+    page = await service.ListLegalCommands(request, metadata=metadata)
+    if page.sequence != decision["sequence"] or not page.commands:
+        raise ValueError(f"the match moved on before legal command {answer} was fetched")
+    return wire.unwrap(page.commands[0])[1]
 
 
 async def play_seat(
@@ -142,7 +157,7 @@ async def _decide(
     game = decision["game"]
     for _ in range(ATTEMPTS):
         try:
-            command = _command(await _choose(choose, decision), decision)
+            command = await _command(await _choose(choose, decision), decision, service, metadata)
             message = wire.wrap_command(game, command)
         except (ValueError, TypeError, wire.WireError) as error:
             decision = {**decision, "rejected": {"reason": "INVALID_COMMAND", "message": str(error)}}

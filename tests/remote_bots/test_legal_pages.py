@@ -22,6 +22,7 @@ from grpc_status import rpc_status
 
 from clients.bots.random_bot import RandomBot
 from clients.client import GameClient
+from clients.remote_bot import _decide, decision_data
 from engine.core.registry import get_game
 from service.games import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, Games, Rejected
 from service.server import Running
@@ -176,3 +177,30 @@ async def test_the_pages_of_one_position_share_one_listing(
         await stub.ListLegalCommands(pb.ListLegalCommandsRequest(game_id=game_id, offset=offset),
                                      metadata=(("cardgames-token", tokens[following]),))
     assert listed == [following]
+
+
+async def test_a_remote_bot_may_answer_any_index_below_the_total(server: Running, channel: grpc.aio.Channel) -> None:
+    game_id, tokens, seat = await crowded_game(server.games)
+    listing = (await server.games.legal_listing(game_id, tokens[seat])).commands
+    metadata = (("cardgames-token", tokens[seat]),)
+    call = bots_pb2_grpc.BotServiceStub(channel).Decisions(bots_pb2.DecisionsRequest(game_id=game_id),
+                                                           metadata=metadata)
+    message = await call.read()
+    call.cancel()
+    decision = decision_data(message, game_id)
+    assert decision["legal_total"] == len(listing) and len(decision["legal"]) == DEFAULT_PAGE_SIZE
+    index = len(listing) - 2  # far past the listed page
+    service = game_service_pb2_grpc.GameServiceStub(channel)
+    await _decide(service, metadata, decision, lambda _: index)
+    log = await server.games.log(game_id, tokens[seat], after=decision["sequence"])
+    assert log.entries[0].command == plain(listing[index])
+    # an index past the total is refused before anything is sent (the bot is asked again)
+    seen: list[Any] = []
+
+    def past_the_end(again: dict[str, Any]) -> int:
+        seen.append(again["rejected"])
+        return len(listing)
+
+    await _decide(service, metadata, {**decision, "sequence": log.sequence}, past_the_end)
+    assert seen[0] is None and all(r["reason"] == "INVALID_COMMAND" for r in seen[1:]) and len(seen) == 3
+    assert (await server.games.view(game_id, None)).sequence == log.sequence

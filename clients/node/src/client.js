@@ -122,7 +122,7 @@ export class CardgamesClient {
 
 /**
  * Play a seat until the match is over; `choose(decision)` returns one of `decision.legal_commands`
- * (or its index). Resolves with the outcome (per seat, 0 for the winners). A refused command is
+ * (or its index: any index below `decision.legal_total`). Resolves with the outcome (per seat, 0 for the winners). A refused command is
  * chosen again (up to three times); a lost connection is resumed after the last sequence seen.
  */
 export async function playSeat(client, gameId, token, choose) {
@@ -145,7 +145,12 @@ export async function playSeat(client, gameId, token, choose) {
 async function decide(client, gameId, token, decision, choose) {
   for (let attempt = 0; attempt < 3; attempt += 1) {
     let command = await choose(decision);
-    if (typeof command === "number") command = decision.legal_commands[command];
+    if (typeof command === "number" && command >= decision.legal_commands.length) {
+      // an index below legal_total, past the listed page: the service gives that command
+      command = (await client.legalCommands(gameId, token, command, 1)).commands[0];
+    } else if (typeof command === "number") {
+      command = decision.legal_commands[command];
+    }
     try {
       await client.submit(gameId, token, command, decision.sequence);
       return;
