@@ -262,7 +262,9 @@ class SeatHandle:
 
         One page: ``page_size`` commands (0: the service's default, 1,000; at most 10,000) from
         index ``offset``; ``total`` says how many there are in all. At one sequence the order
-        never changes, so ``legal_commands(i, 1)`` is the command at index ``i``.
+        never changes, so ``legal_commands(i, 1)`` is the command at index ``i``. A page of
+        commands that are slow to make (deep into a listing of billions) may stop short: the
+        next one starts at ``offset + len(commands)``.
         """
         request = pb.ListLegalCommandsRequest(game_id=self.game_id, offset=offset, page_size=page_size)
         reply = await self.client.call(self.client.stub.ListLegalCommands, request, self.token)

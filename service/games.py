@@ -29,6 +29,7 @@ import os
 import re
 import secrets
 import sqlite3
+import time
 from collections import OrderedDict
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -241,6 +242,11 @@ class LegalCommands:
 #: 0.6 MB on the wire, a quarter of a second of the server's time.
 DEFAULT_PAGE_SIZE = 1_000
 MAX_PAGE_SIZE = 10_000
+#: The most time a page's commands may take to make (on the event loop): a page stops short
+#: after it, with one command at least. A lazy listing makes a command by walking its counts, a
+#: few microseconds on any floor of the default rules, but tens of milliseconds at an index deep
+#: into a Seep floor of 10^16 groupings (the option to throw a card that could capture).
+PAGE_SECONDS = 0.2
 #: Listings kept for the pages that follow (a state's listing never changes; a crowded Seep floor's
 #: count can take a second under B-7, and its memo some megabytes).
 LISTINGS_KEPT = 16
@@ -927,7 +933,9 @@ class Games:
         """A page of the caller's seat's legal commands: ``page_size`` (0: the default) from ``offset``.
 
         Only the page is made: a Seep floor under the option to throw a card that could capture
-        can have more than 10^17 groupings, which no list (and no message) could hold.
+        can have more than 10^17 groupings, which no list (and no message) could hold. A page
+        whose commands take more than ``PAGE_SECONDS`` to make ends there (a short page: ask
+        again from ``offset + len(commands)``).
         """
         if offset < 0:
             raise InvalidRequest(f"offset is a command's index (0 or more), not {offset}", reason="INVALID_PAGE")
@@ -939,7 +947,13 @@ class Games:
         listing = await self.legal_listing(game_id, token)
         commands = listing.commands
         total = len(commands)
-        page = list(commands[offset:offset + (page_size or DEFAULT_PAGE_SIZE)]) if offset < total else []
+        end = min(total, offset + (page_size or DEFAULT_PAGE_SIZE))
+        page: list[Any] = []
+        deadline = time.perf_counter() + PAGE_SECONDS
+        for index in range(offset, end):
+            page.append(commands[index])
+            if time.perf_counter() > deadline:
+                break  # a short page: each of these commands was costly to make
         return LegalCommands(listing.game, listing.sequence, listing.seat, page, total, offset)
 
     # -- reading -------------------------------------------------------------------

@@ -24,6 +24,7 @@ from clients.bots.random_bot import RandomBot
 from clients.client import GameClient
 from clients.remote_bot import _decide, decision_data
 from engine.core.registry import get_game
+from service import games as games_module
 from service.games import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, Games, Rejected
 from service.server import Running
 
@@ -204,3 +205,23 @@ async def test_a_remote_bot_may_answer_any_index_below_the_total(server: Running
     await _decide(service, metadata, {**decision, "sequence": log.sequence}, past_the_end)
     assert seen[0] is None and all(r["reason"] == "INVALID_COMMAND" for r in seen[1:]) and len(seen) == 3
     assert (await server.games.view(game_id, None)).sequence == log.sequence
+
+
+async def test_a_page_slow_to_make_stops_short(
+    server: Running, channel: grpc.aio.Channel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page deep into a huge listing makes each command by a walk: the page ends once its time
+    is spent, with one command at least, and the next page goes on from there."""
+    game_id, tokens, seat = await crowded_game(server.games)
+    listing = (await server.games.legal_listing(game_id, tokens[seat])).commands
+    monkeypatch.setattr(games_module, "PAGE_SECONDS", 0.0)
+    stub = game_service_pb2_grpc.GameServiceStub(channel)
+    metadata = (("cardgames-token", tokens[seat]),)
+    offset = len(listing) // 3
+    received: list[Any] = []
+    while len(received) < 3:
+        request = pb.ListLegalCommandsRequest(game_id=game_id, offset=offset + len(received), page_size=50)
+        page = await stub.ListLegalCommands(request, metadata=metadata)
+        assert len(page.commands) == 1 and page.total == len(listing)
+        received += [wire.unwrap(command)[1] for command in page.commands]
+    assert received == [plain(command) for command in listing[offset:offset + 3]]

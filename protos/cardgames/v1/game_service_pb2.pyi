@@ -572,7 +572,10 @@ class ListLegalCommandsResponse(_message.Message):
     """The index of `commands[0]` (the request's offset)."""
     @_builtins.property
     def commands(self) -> _containers.RepeatedCompositeFieldContainer[Global___Command]:
-        """The commands from `offset` on, at most `page_size` of them; empty past the end."""
+        """The commands from `offset` on, at most `page_size` of them; empty past the end. A page
+        whose commands are slow to make (deep into a listing of billions) may stop short, with
+        one command at least: ask again from `offset` plus the commands received.
+        """
 
     def __init__(
         self,
