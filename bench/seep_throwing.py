@@ -8,7 +8,9 @@ cards), so the playout rows never meet these floors and the worst-case table hol
 of them: this plays such deals and reports, per deal, the largest floor, the slowest listing
 (what a random playout pays at a position: ``legal_commands``, its length, one command picked
 at random) and the listings' CPU time summed over the deal. ``--random-matches M`` first
-plays M whole matches at random under the same option, for comparison.
+plays M whole matches at random under the same option, for comparison; ``--picks P`` then
+times, at each deal's slowest position, P commands picked at random indices and the heuristic
+bot's decision.
 
 Each deal is the first of a match started with seed ``N`` (as 64 hex digits); a seat throws the
 first card of its hand that the rules accept (the bid, and a throw refused, take the first
@@ -22,11 +24,13 @@ import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from engine.core.protocol import Rejection, Setup
 from engine.core.registry import get_game
 from engine.core.replay import apply, new_match
 from engine.seep.events import DealScored
+from engine.seep.heuristic import heuristic_policy
 
 OPTIONS = {"throw_when_capture_available": True}
 
@@ -39,6 +43,8 @@ class ThrowingDeal:
     slowest_floor: int
     slowest_commands: int
     listings_s: float  #: CPU seconds of every listing of the deal, summed
+    slowest_state: Any = None  #: the position of the slowest listing, and its seat
+    slowest_seat: int = 0
 
 
 def throwing_deal(seed: int) -> ThrowingDeal:
@@ -47,8 +53,9 @@ def throwing_deal(seed: int) -> ThrowingDeal:
     config = game.make_config(OPTIONS, None)
     state, _ = new_match(game, config, Setup(seed=f"{seed:064x}"))
     rng = random.Random(seed)
-    largest = slowest_floor = slowest_commands = 0
+    largest = slowest_floor = slowest_commands = slowest_seat = 0
     slowest = summed = 0.0
+    slowest_state: Any = None
     scored = False
     while not scored:
         seat = game.to_act(state)[0]
@@ -61,6 +68,7 @@ def throwing_deal(seed: int) -> ThrowingDeal:
         largest = max(largest, len(state.loose))
         if spent > slowest:
             slowest, slowest_floor, slowest_commands = spent, len(state.loose), count
+            slowest_state, slowest_seat = state, seat
         outcome = None
         for card in state.hands[seat]:
             outcome = apply(game, state, seat, {"type": "throw", "card": card})
@@ -71,7 +79,25 @@ def throwing_deal(seed: int) -> ThrowingDeal:
         assert not isinstance(outcome, Rejection), outcome
         state, events = outcome
         scored = any(isinstance(event, DealScored) for event in events)
-    return ThrowingDeal(seed, largest, slowest * 1000, slowest_floor, slowest_commands, summed)
+    return ThrowingDeal(seed, largest, slowest * 1000, slowest_floor, slowest_commands, summed, slowest_state,
+                        slowest_seat)
+
+
+def picks_and_decision(deal: ThrowingDeal, picks: int) -> tuple[float, float]:
+    """At the deal's slowest position: the CPU ms of a command picked at a random index (the
+    listing counted first, untimed), and the CPU seconds of the heuristic bot's decision."""
+    game = get_game("seep")
+    state, seat = deal.slowest_state, deal.slowest_seat
+    legal = game.legal_commands(state, seat)
+    rng = random.Random(deal.seed)
+    started = time.process_time()
+    for _ in range(picks):
+        legal[rng.randrange(len(legal))]
+    per_pick = (time.process_time() - started) / picks * 1000
+    player = heuristic_policy(state.config)
+    started = time.process_time()
+    player.choose(game.view(state, seat), game.legal_commands(state, seat), rng)
+    return per_pick, time.process_time() - started
 
 
 def random_matches(matches: int) -> tuple[int, float]:
@@ -98,6 +124,9 @@ def random_matches(matches: int) -> tuple[int, float]:
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.seep_throwing", description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=5, help="deals to play (seeds 1..N; default 5)")
+    parser.add_argument("--picks", type=int, default=0,
+                        help="then, at each deal's slowest position, time this many picks at random indices "
+                             "and the heuristic bot's decision")
     parser.add_argument("--random-matches", type=int, default=0,
                         help="first play this many whole matches at random under the same option")
     args = parser.parse_args(argv)
@@ -107,10 +136,18 @@ def main(argv: Sequence[str] | None = None) -> None:
               f"slowest listing {slowest:.2f} ms\n")
     print("| seed | largest floor | slowest listing | the deal's listings |")
     print("|---:|---:|---|---:|")
+    deals = []
     for seed in range(1, args.deals + 1):
         deal = throwing_deal(seed)
+        deals.append(deal)
         print(f"| {deal.seed} | {deal.largest_floor} | {deal.slowest_ms:,.0f} ms ({deal.slowest_floor} loose, "
               f"{deal.slowest_commands:.1e} commands) | {deal.listings_s:.2f} s |", flush=True)
+    if args.picks:
+        print()
+        for deal in deals:
+            per_pick, decision = picks_and_decision(deal, args.picks)
+            print(f"seed {deal.seed}, slowest position: {per_pick:.1f} ms a command at a random index, "
+                  f"the heuristic bot decides in {decision:.1f} s", flush=True)
 
 
 if __name__ == "__main__":

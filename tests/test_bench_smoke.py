@@ -16,7 +16,7 @@ from bench.harness import Settings, latency_figures, percentile
 from bench.report import Target
 from bench.run import catalogue, main, run, select
 from bench.seep_throwing import main as seep_throwing_main
-from bench.seep_throwing import random_matches, throwing_deal
+from bench.seep_throwing import picks_and_decision, random_matches, throwing_deal
 
 TINY = Settings(budget=0.001, repeats=1, heavy=False)
 
@@ -93,6 +93,9 @@ def test_seep_throwing_crowds_the_floor_of_a_deal_and_prints_its_row(capsys: pyt
     assert 0 < deal.slowest_ms / 1000 <= deal.listings_s
     largest, slowest = random_matches(2)
     assert 4 <= largest < 30 and slowest > 0
-    seep_throwing_main(["--deals", "1"])
+    per_pick, decision = picks_and_decision(deal, 2)
+    assert per_pick > 0 and decision > 0
+    seep_throwing_main(["--deals", "1", "--picks", "1"])
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("| seed |") and lines[2].startswith("| 1 | 51 |")
+    assert lines[-1].startswith("seed 1, slowest position: ") and "heuristic bot decides" in lines[-1]
