@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.core.protocol import Rejection, Setup
+from engine.core.protocol import GameRules, Rejection, Setup
 from engine.core.registry import get_game
 from engine.core.replay import apply, new_match
 from engine.seep.events import DealScored
@@ -40,52 +40,68 @@ class ThrowingDeal:
     seed: int
     largest_floor: int
     slowest_ms: float
-    slowest_floor: int
     slowest_commands: int
     listings_s: float  #: CPU seconds of every listing of the deal, summed
-    slowest_state: Any = None  #: the position of the slowest listing, and its seat
-    slowest_seat: int = 0
+    slowest_state: Any  #: the position of the slowest listing, and its seat
+    slowest_seat: int
+
+    @property
+    def slowest_floor(self) -> int:
+        return len(self.slowest_state.loose)
+
+
+def _first_match(seed: int) -> tuple[GameRules, Any]:
+    """Seep under B-7 and the state of a match started with ``seed`` (as 64 hex digits)."""
+    game = get_game("seep")
+    state, _ = new_match(game, game.make_config(OPTIONS, None), Setup(seed=f"{seed:064x}"))
+    return game, state
+
+
+def _list_and_pick(game: GameRules, state: Any, seat: int, rng: random.Random) -> tuple[float, int, Any]:
+    """What a random playout pays at a position: the CPU seconds of listing, counting and picking
+    one command at random, the number of commands, and the command."""
+    started = time.process_time()
+    legal = game.legal_commands(state, seat)
+    count = len(legal)
+    picked = legal[rng.randrange(count)]
+    return time.process_time() - started, count, picked
+
+
+def _throw(game: GameRules, state: Any, seat: int) -> tuple[Any, Sequence[Any]] | None:
+    """The outcome of throwing the first card of the seat's hand that the rules accept, if any."""
+    for card in state.hands[seat]:
+        outcome = apply(game, state, seat, {"type": "throw", "card": card})
+        if not isinstance(outcome, Rejection):
+            return outcome
+    return None
 
 
 def throwing_deal(seed: int) -> ThrowingDeal:
     """The first deal of a B-7 match in which every seat throws whenever it may."""
-    game = get_game("seep")
-    config = game.make_config(OPTIONS, None)
-    state, _ = new_match(game, config, Setup(seed=f"{seed:064x}"))
+    game, state = _first_match(seed)
     rng = random.Random(seed)
-    largest = slowest_floor = slowest_commands = slowest_seat = 0
+    largest = slowest_commands = slowest_seat = 0
     slowest = summed = 0.0
-    slowest_state: Any = None
+    slowest_state = state
     scored = False
     while not scored:
         seat = game.to_act(state)[0]
-        started = time.process_time()
-        legal = game.legal_commands(state, seat)
-        count = len(legal)
-        picked = legal[rng.randrange(count)]
-        spent = time.process_time() - started
+        spent, count, picked = _list_and_pick(game, state, seat, rng)
         summed += spent
         largest = max(largest, len(state.loose))
         if spent > slowest:
-            slowest, slowest_floor, slowest_commands = spent, len(state.loose), count
-            slowest_state, slowest_seat = state, seat
-        outcome = None
-        for card in state.hands[seat]:
-            outcome = apply(game, state, seat, {"type": "throw", "card": card})
-            if not isinstance(outcome, Rejection):
-                break
-        if outcome is None or isinstance(outcome, Rejection):
-            outcome = apply(game, state, seat, picked)
+            slowest, slowest_commands, slowest_state, slowest_seat = spent, count, state, seat
+        outcome = _throw(game, state, seat) or apply(game, state, seat, picked)
         assert not isinstance(outcome, Rejection), outcome
         state, events = outcome
         scored = any(isinstance(event, DealScored) for event in events)
-    return ThrowingDeal(seed, largest, slowest * 1000, slowest_floor, slowest_commands, summed, slowest_state,
-                        slowest_seat)
+    return ThrowingDeal(seed, largest, slowest * 1000, slowest_commands, summed, slowest_state, slowest_seat)
 
 
 def picks_and_decision(deal: ThrowingDeal, picks: int) -> tuple[float, float]:
     """At the deal's slowest position: the CPU ms of a command picked at a random index (the
-    listing counted first, untimed), and the CPU seconds of the heuristic bot's decision."""
+    listing counted first, untimed), and the CPU seconds of the heuristic bot's decision (its
+    own listing included, as a bot that is handed nothing counted pays it)."""
     game = get_game("seep")
     state, seat = deal.slowest_state, deal.slowest_seat
     legal = game.legal_commands(state, seat)
@@ -102,18 +118,14 @@ def picks_and_decision(deal: ThrowingDeal, picks: int) -> tuple[float, float]:
 
 def random_matches(matches: int) -> tuple[int, float]:
     """The largest floor and the slowest listing (ms) of ``matches`` random B-7 matches (seeds 1..N)."""
-    game = get_game("seep")
-    config = game.make_config(OPTIONS, None)
     largest, slowest = 0, 0.0
     for seed in range(1, matches + 1):
-        state, _ = new_match(game, config, Setup(seed=f"{seed:064x}"))
+        game, state = _first_match(seed)
         rng = random.Random(seed)
         while not game.is_over(state):
             seat = game.to_act(state)[0]
-            started = time.process_time()
-            legal = game.legal_commands(state, seat)
-            picked = legal[rng.randrange(len(legal))]
-            slowest = max(slowest, (time.process_time() - started) * 1000)
+            spent, _, picked = _list_and_pick(game, state, seat, rng)
+            slowest = max(slowest, spent * 1000)
             largest = max(largest, len(state.loose))
             outcome = apply(game, state, seat, picked)
             assert not isinstance(outcome, Rejection), outcome
