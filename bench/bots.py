@@ -169,9 +169,9 @@ class TournamentProbe(Probe):
         started = time.perf_counter()
         matches = 0
         while time.perf_counter() - started < budget or matches == 0:
-            tid = await self.tournaments.create(GAME, ["random", "r2=random"], players=PLAYERS, matches=4,
-                                                seed=self.rng.randbytes(32).hex())
-            matches += (await self.tournaments.wait(tid)).played
+            created = await self.tournaments.create(GAME, ["random", "r2=random"], players=PLAYERS, matches=4,
+                                                    seed=self.rng.randbytes(32).hex())
+            matches += (await self.tournaments.wait(created.tournament_id)).played
         elapsed = time.perf_counter() - started
         self.matches += matches
         return {"matches_per_min": 60 * matches / elapsed}

@@ -18,9 +18,11 @@ A refused command is decided again with ``rejected`` set ({"reason", "message"})
 ever played in the bot's place here). ``choose`` may be a coroutine function.
 
 :func:`play_seat` plays one seat until the match ends and returns its outcome;
-:func:`play_tournament` registers (or reuses an entrant token), follows the match
-assignments and plays each assigned seat, until the tournament ends. Both reconnect after
-a lost connection and resume where they were (the service sends the pending decision again).
+:func:`play_tournament` registers with the entrant's credential (the one CreateTournament
+gave for it) or reuses an entrant token, follows the match assignments and plays each
+assigned seat, until the tournament ends. Both reconnect after a lost connection and resume
+where they were (the service sends the pending decision again); a bot that crashed starts
+again with its credential: it registers again and is assigned its open matches again.
 """
 
 from __future__ import annotations
@@ -176,34 +178,66 @@ async def _decide(
     log.warning("game %s: %d commands refused for one decision; the clock decides", decision["game_id"], ATTEMPTS)
 
 
+async def register(
+    channel: grpc.aio.Channel, tournament_id: str, name: str, credential: str, *, reconnect_delay: float = 0.5
+) -> str:
+    """Register ``name`` with its credential (again after a crash): its new entrant token.
+
+    A refused registration (no such entrant: ``UNKNOWN_ENTRANT``; a wrong credential:
+    ``PERMISSION_DENIED``) raises; a server that is away is waited for.
+    """
+    tournaments = tournament_pb2_grpc.TournamentServiceStub(channel)
+    request = tournament_pb2.RegisterEntrantRequest(tournament_id=tournament_id, name=name, credential=credential)
+    while True:
+        try:
+            return str((await tournaments.RegisterEntrant(request)).entrant_token)
+        except grpc.aio.AioRpcError as error:
+            if error.code() not in RECONNECT:
+                raise
+            await asyncio.sleep(reconnect_delay)
+
+
 async def play_tournament(
     channel: grpc.aio.Channel,
     tournament_id: str,
     name: str,
     choose: Choose,
     *,
+    credential: str | None = None,
     entrant_token: str | None = None,
     on_token: Callable[[str], None] | None = None,
     reconnect_delay: float = 0.5,
 ) -> None:
-    """Register as ``name`` (unless ``entrant_token`` is given) and play every assigned seat until the end."""
+    """Play every seat the tournament assigns to ``name`` until the end.
+
+    ``credential``: the entrant's credential from CreateTournament, to register with (and to
+    register again when ``entrant_token`` is refused); ``entrant_token``: a token from an
+    earlier registration, used as long as it is valid.
+    """
+    if credential is None and entrant_token is None:
+        raise ValueError("play_tournament needs the entrant's credential (or an entrant token)")
     tournaments = tournament_pb2_grpc.TournamentServiceStub(channel)
-    if entrant_token is None:
-        reply = await tournaments.RegisterEntrant(
-            tournament_pb2.RegisterEntrantRequest(tournament_id=tournament_id, name=name)
-        )
-        entrant_token = reply.entrant_token
+
+    async def fresh_token() -> str:
+        assert credential is not None
+        token = await register(channel, tournament_id, name, credential, reconnect_delay=reconnect_delay)
         if on_token is not None:
-            on_token(entrant_token)
-    metadata = ((TOKEN_METADATA, entrant_token),)
+            on_token(token)
+        return token
+
+    fresh = entrant_token is None
+    if entrant_token is None:
+        entrant_token = await fresh_token()
     playing: dict[tuple[int, int], asyncio.Task[list[int]]] = {}
     try:
         while True:
             try:
                 stream = tournaments.Assignments(
-                    tournament_pb2.AssignmentsRequest(tournament_id=tournament_id), metadata=metadata
+                    tournament_pb2.AssignmentsRequest(tournament_id=tournament_id),
+                    metadata=((TOKEN_METADATA, entrant_token),),
                 )
                 async for assignment in stream:
+                    fresh = False
                     key = (assignment.match_no, assignment.seat)
                     if key in playing and not playing[key].done():
                         continue
@@ -213,6 +247,11 @@ async def play_tournament(
                     )
                 break
             except grpc.aio.AioRpcError as error:
+                # An old token (not one just issued) that the server no longer knows: register again. A
+                # superseded one (ENTRANT_SUPERSEDED) means another instance registered since: it plays on.
+                if error_reason(error) == "ENTRANT_TOKEN_INVALID" and credential is not None and not fresh:
+                    entrant_token, fresh = await fresh_token(), True
+                    continue
                 if error.code() not in RECONNECT:
                     raise
                 await asyncio.sleep(reconnect_delay)

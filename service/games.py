@@ -14,7 +14,8 @@ anything.
 The audit log (docs/log-format.md): each event's chain hash is computed here (from the
 genesis of the game's log header) and kept in its record with the command that caused its
 batch; a live game holds the head, returned with every accepted command and view; the
-log reveals the server's seed once the match is over. A game created
+log reveals the server's seed once the match is over (a game created ``held_by`` a tournament
+shows everything a finished match shows only once :attr:`Games.releases` says so). A game created
 with ``seat_entropy`` first waits for every seat to commit to and then reveal entropy of
 its own; the match starts (its first shuffle) with the last reveal.
 """
@@ -31,7 +32,7 @@ import secrets
 import sqlite3
 import time
 from collections import OrderedDict
-from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache, partial
@@ -322,6 +323,8 @@ class _Live:
     #: The hashes of tokens already checked against the header's, with their seats (only valid
     #: ones: at most one per seat), so that a seat's later calls skip the comparisons.
     seats_by_digest: dict[str, int] = field(default_factory=dict)
+    #: A held game's holder has released its reveal (it stays released).
+    released: bool = False
 
     @cached_property
     def seed(self) -> bytes:
@@ -414,6 +417,10 @@ class Games:
         #: Called with (live game, seat, events) before a seat's command is written, lock held: may
         #: refuse it (a ServiceError) or add events (service/clocks.py: deadlines and time banks).
         self.clock_hook: Callable[[_Live, int, list[Any]], list[Any]] | None = None
+        #: Asked with (``held_by``, game id) whether a finished game that its holder withholds may show
+        #: what a finished match shows (its seed, its shuffles, every hand, every command); None: never.
+        #: A tournament's matches of one deal share a seed (service/tournament/manager.py).
+        self.releases: Callable[[str, str], Awaitable[bool]] | None = None
         self.feed: Feed | None = None
         # Writes of concurrent commands share transactions (group commit); their threads mostly
         # wait for the one that writes, so there are many.
@@ -535,11 +542,15 @@ class Games:
         decks: Sequence[Sequence[str]] = (),
         dealer: int | None = None,
         seat_entropy: bool = False,
+        tokens: Sequence[str] | None = None,
+        held_by: str = "",
     ) -> Created:
         """A new match: validated options, a seed from ``secrets`` unless given, one token per seat.
 
         With ``seat_entropy`` the match starts only once every seat has committed to and
         revealed entropy of its own (:meth:`commit_entropy`, :meth:`reveal_entropy`).
+        ``tokens``: the seats' tokens (as random as ``secrets``' own: a tournament derives them),
+        else new ones. ``held_by``: whoever withholds the finished match's reveal (:attr:`releases`).
         """
         rules = _rules(game)
         try:
@@ -564,7 +575,9 @@ class Games:
             state, events = new_match(rules, config, setup)
         except (ScenarioError, ShuffleUnavailable, ValueError) as error:
             raise InvalidRequest(f"cannot start the match: {error}", reason="INVALID_SETUP") from error
-        tokens = [secrets.token_urlsafe(32) for _ in range(seats)]
+        if tokens is not None and (len(tokens) != seats or not all(tokens)):
+            raise InvalidRequest(f"a game of {seats} seats takes {seats} tokens", reason="INVALID_SETUP")
+        tokens = list(tokens) if tokens is not None else [secrets.token_urlsafe(32) for _ in range(seats)]
         header = Header(
             game=game,
             players=seats,
@@ -578,6 +591,7 @@ class Games:
             dealer=dealer,
             stacked=len(stacked),
             decks=stacked if seat_entropy else (),
+            held_by=held_by,
         )
         game_id = uuid4()
         live = _Live(game_id, rules, header, state, 0)
@@ -743,6 +757,14 @@ class Games:
             head=(live.head if head is None else head).hex(),
         )
 
+    async def _disclosed(self, live: _Live, over: bool) -> bool:
+        """Whether the game shows what a finished match shows: over, and not withheld by its holder."""
+        if not over or live.released or not live.header.held_by:
+            return over
+        if self.releases is not None and await self.releases(live.header.held_by, str(live.game_id)):
+            live.released = True
+        return live.released
+
     # -- commands ------------------------------------------------------------------
 
     async def submit(
@@ -816,7 +838,7 @@ class Games:
             over = rules.is_over(state)
             if over:
                 self._retire(live.game_id)
-        entries = entries_for(rules, first, events, seat, over, notes)
+        entries = entries_for(rules, first, events, seat, await self._disclosed(live, over), notes)
         return Accepted(live.header.game, seat, sequence, entries, head)
 
     async def record(
@@ -979,7 +1001,7 @@ class Games:
             raise InvalidRequest("after_sequence and limit are not negative", reason="INVALID_SEQUENCE")
         if not live.started:
             return LogResult(live.header.game, 0, [], live.log_header())
-        current, over = live.sequence, live.rules.is_over(live.state)
+        current, over = live.sequence, await self._disclosed(live, live.rules.is_over(live.state))
         upto = current if limit == 0 else min(current, after + limit)
         pairs = await self._run(self.store.log, live.game_id, live.rules, after, upto) if after < upto else []
         events, notes = _notes(pairs)
@@ -1030,9 +1052,10 @@ class Games:
                     continue  # already delivered by a read of the store
                 over = rules.is_over(state)
                 start = max(first, last + 1)
+                shows = await self._disclosed(live, over)
                 yield WatchItem(
                     sequence,
-                    entries_for(rules, start, events[start - first :], viewer, over, notes[start - first :]),
+                    entries_for(rules, start, events[start - first :], viewer, shows, notes[start - first :]),
                     self._view(live, state, sequence, viewer, bytes.fromhex(notes[-1].hash)),
                 )
                 last = sequence
@@ -1045,7 +1068,7 @@ class Games:
         """The events in (last, current] read from the store, and the view at ``current`` (``state``)."""
         pairs = await self._run(self.store.log, live.game_id, live.rules, last, current) if last < current else []
         events, notes = _notes(pairs)
-        over = live.rules.is_over(state)
+        over = await self._disclosed(live, live.rules.is_over(state))
         head = bytes.fromhex(notes[-1].hash) if notes else None
         return WatchItem(
             current,

@@ -98,6 +98,8 @@ class Header(msgspec.Struct, frozen=True):
     stacked: int = 0
     #: The stacked orders of a seat-entropy game, kept (secret) until its match starts.
     decks: tuple[tuple[str, ...], ...] = ()
+    #: Who withholds the finished match's reveal until it releases it (a tournament's id; "" for none).
+    held_by: str = ""
 
 
 class Note(msgspec.Struct, frozen=True):

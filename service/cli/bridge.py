@@ -18,8 +18,15 @@ def bridge_command(
     game_id: str | None = typer.Option(None, "--game-id", help="Play one seat of this match..."),
     token: str | None = typer.Option(None, "--token", help="...with this seat token."),
     tournament: str | None = typer.Option(None, "--tournament", help="Or play in this tournament..."),
-    name: str | None = typer.Option(None, "--name", help="...as this remote entrant (registers it)."),
-    entrant_token: str | None = typer.Option(None, "--entrant-token", help="An entrant token (no new registration)."),
+    name: str | None = typer.Option(None, "--name", help="...as this remote entrant..."),
+    credential: str | None = typer.Option(
+        None, "--credential", envvar="CARDGAMES_CREDENTIAL",
+        help="...registering with the credential the tournament's creator was given for it.",
+    ),
+    entrant_token: str | None = typer.Option(
+        None, "--entrant-token", help="An entrant token from an earlier registration (with --credential: used while "
+                                      "it is valid)."
+    ),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log each decision to stderr."),
 ) -> None:
     """Bridge a program without gRPC: one decision per line to its stdin, one command per line back."""
@@ -28,10 +35,10 @@ def bridge_command(
         raise typer.BadParameter("give --game-id and --token, or --tournament and --name")
     if game_id is not None and not token:
         raise typer.BadParameter("--game-id needs the seat's --token")
-    if tournament is not None and not (name or entrant_token):
-        raise typer.BadParameter("--tournament needs --name (or --entrant-token)")
+    if tournament is not None and not (name and (credential or entrant_token)):
+        raise typer.BadParameter("--tournament needs --name and --credential (or --entrant-token)")
     try:
-        code = asyncio.run(_bridge(command, server, game_id, token, tournament, name, entrant_token))
+        code = asyncio.run(_bridge(command, server, game_id, token, tournament, name, credential, entrant_token))
     except ProgramExited as error:
         typer.echo(f"cardgames bridge: {error}", err=True)
         raise typer.Exit(code=3) from error
@@ -42,7 +49,7 @@ def bridge_command(
 
 
 async def _bridge(command: list[str], server: str, game_id: str | None, token: str | None,
-                  tournament: str | None, name: str | None, entrant_token: str | None) -> int:
+                  tournament: str | None, name: str | None, credential: str | None, entrant_token: str | None) -> int:
     program = LineProgram(command)
     await program.start()
     try:
@@ -52,7 +59,7 @@ async def _bridge(command: list[str], server: str, game_id: str | None, token: s
                 typer.echo(f"cardgames bridge: match over, outcome {outcome}", err=True)
             elif tournament is not None:
                 await play_tournament(
-                    channel, tournament, name or "", program.ask, entrant_token=entrant_token,
+                    channel, tournament, name or "", program.ask, credential=credential, entrant_token=entrant_token,
                     on_token=lambda token: typer.echo(f"cardgames bridge: entrant token {token}", err=True),
                 )
                 typer.echo("cardgames bridge: tournament over", err=True)

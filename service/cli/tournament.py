@@ -3,7 +3,8 @@
 Entrants are built-in bots (``random``, ``heuristic``, ``ismcts``, or ``NAME=KIND`` for a
 second bot of one kind, ``NAME=ismcts:ITERATIONS`` for a search budget) or remote bots (any
 other name): with a remote entrant the command also serves GameService, BotService and
-TournamentService on ``--listen`` and waits for the remote entrants to register
+TournamentService on ``--listen``, prints each remote entrant's credential (once: the store
+keeps only its hash) and waits for the remote entrants to register with them
 (docs/bot-authors.md). The tournament is event-sourced in the store: stop it at any point
 and run ``cardgames tournament --resume ID`` (same ``--store``) to go on where it stopped.
 A progress bar shows the live results, then the standings and the crosstable (and the SPRT
@@ -98,6 +99,11 @@ def tournament_command(
     ),
     matches: int | None = typer.Option(None, "--matches", help="Matches per table (default: one seat rotation)."),
     duplicate: bool = typer.Option(False, "--duplicate", help="Replay each deal with the seats rotated."),
+    trusted: bool = typer.Option(
+        False, "--trusted",
+        help="With --duplicate and remote entrants: let the same entrants play every rotation of a deal (else a "
+             "deal's rotations go to different entrants, which takes sides x sides entrants).",
+    ),
     json_output: bool = typer.Option(False, "--json", help="Print the standings as JSON (no progress bar)."),
     players: int | None = typer.Option(None, "--players", help="Seats per match (default: the game's)."),
     option: list[str] = typer.Option([], "--option", help="A game option KEY=VALUE (repeatable)."),
@@ -125,6 +131,7 @@ def tournament_command(
     settings = {
         "game": game, "entrants": names, "players": players, "options": parse_options(option),
         "matches": matches, "duplicate": duplicate, "seed": seed, "clock": clock, "parallel": parallel,
+        "trusted": trusted,
     }
     err = Console(stderr=True)
     try:
@@ -151,6 +158,9 @@ def tournament_command(
         line = sprt_line(table)
         if line:
             out.print(line)
+        if table.seed:
+            out.print(f"seed {table.seed} (sha256: {table.seed_commitment}, the commitment shown at the start)",
+                      highlight=False)
 
 
 async def _run(
@@ -182,14 +192,22 @@ async def _run(
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(signum, stopping.set)
     try:
+        credentials: dict[str, str] = {}
         if resume is None:
-            tournament_id = await tournaments.create(**settings)
+            made = await tournaments.create(**settings)
+            tournament_id, credentials = made.tournament_id, made.credentials
         else:
             tournament_id = resume
             await tournaments.state(tournament_id)
             tournaments.start(tournament_id)
+        commitment = (await tournaments.state(tournament_id)).created.seed_commitment
         err.print(f"tournament {tournament_id} ({store.describe()}); resume with: "
                   f"cardgames tournament --resume {tournament_id} --store ...", highlight=False)
+        if commitment:
+            err.print(f"seed commitment {commitment} (the seed is shown when the tournament is over)",
+                      highlight=False)
+        for name, credential in credentials.items():  # shown once: the store keeps only its hash
+            err.print(f"credential for {name}: {credential}", highlight=False)
         if server is not None:
             state = await tournaments.state(tournament_id)
             waiting = [e.name for e in state.created.entrants if e.remote and e.name not in state.registered]

@@ -13,7 +13,7 @@ from cardgames.v1 import tournament_pb2, tournament_pb2_grpc
 from service.games import InvalidOptions, ServiceError
 from service.grpc_api import _token, _unary, error_status
 from service.tournament.log import ClockOptions
-from service.tournament.manager import Tournaments
+from service.tournament.manager import TournamentInfo, Tournaments
 from service.tournament.standings import Standings
 
 
@@ -38,6 +38,8 @@ def standings_message(table: Standings) -> tournament_pb2.Standings:
             for b, r in against.items()
         ],
     )
+    message.seed_commitment = table.seed_commitment
+    message.seed = table.seed
     if table.sprt is not None:
         test = table.sprt
         message.sprt.CopyFrom(tournament_pb2.SprtResult(
@@ -46,6 +48,22 @@ def standings_message(table: Standings) -> tournament_pb2.Standings:
             upper=test.upper, decision=test.decision,
         ))
     return message
+
+
+def tournament_message(info: TournamentInfo) -> tournament_pb2.Tournament:
+    return tournament_pb2.Tournament(
+        tournament_id=info.tournament_id, game=info.game, players=info.players,
+        entrants=[tournament_pb2.TournamentEntrant(name=name, bot=bot) for name, bot in info.entrants],
+        duplicate=info.duplicate, scheme=info.scheme, trusted=info.trusted, parallel=info.parallel,
+        seed_commitment=info.seed_commitment, finished=info.finished, seed=info.seed,
+        matches=[
+            tournament_pb2.TournamentMatch(
+                match_no=match.match_no, deal_no=match.deal_no, table_no=match.table_no, rotation=match.rotation,
+                seats=list(match.seats), status=match.status, game_id=match.game_id, ranks=list(match.ranks),
+            )
+            for match in info.matches
+        ],
+    )
 
 
 class TournamentServiceApi(tournament_pb2_grpc.TournamentServiceServicer):
@@ -71,7 +89,7 @@ class TournamentServiceApi(tournament_pb2_grpc.TournamentServiceServicer):
                 move_ms=given.move_ms, bank_ms=given.bank_ms, on_timeout=given.on_timeout or "forfeit",
                 reconnect_ms=given.reconnect_ms if given.HasField("reconnect_ms") else None,
             )
-        tournament_id = await self.tournaments.create(
+        created = await self.tournaments.create(
             request.game,
             list(request.entrants),
             players=request.players if request.HasField("players") else None,
@@ -81,15 +99,19 @@ class TournamentServiceApi(tournament_pb2_grpc.TournamentServiceServicer):
             seed=request.seed if request.HasField("seed") else None,
             clock=clock,
             parallel=request.parallel or 1,
+            trusted=request.trusted,
         )
-        table = await self.tournaments.standings(tournament_id)
-        return tournament_pb2.CreateTournamentResponse(tournament_id=tournament_id, matches=table.total)
+        return tournament_pb2.CreateTournamentResponse(
+            tournament_id=created.tournament_id, matches=created.matches, seed_commitment=created.seed_commitment,
+            credentials=[tournament_pb2.EntrantCredential(name=name, credential=credential)
+                         for name, credential in created.credentials.items()],
+        )
 
     @_unary
     async def RegisterEntrant(
         self, request: tournament_pb2.RegisterEntrantRequest, context: grpc.aio.ServicerContext
     ) -> tournament_pb2.RegisterEntrantResponse:
-        token = await self.tournaments.register(request.tournament_id, request.name)
+        token = await self.tournaments.register(request.tournament_id, request.name, request.credential)
         return tournament_pb2.RegisterEntrantResponse(entrant_token=token)
 
     async def Assignments(
@@ -101,12 +123,15 @@ class TournamentServiceApi(tournament_pb2_grpc.TournamentServiceServicer):
             await context.abort_with_status(error_status(error))
             return
         async with aclosing(stream):  # type: ignore[type-var]
-            async for assignment in stream:
-                yield tournament_pb2.AssignmentsResponse(
-                    tournament_id=assignment.tournament_id, match_no=assignment.match_no,
-                    game_id=assignment.game_id, game=assignment.game, seat=assignment.seat,
-                    seat_token=assignment.seat_token, seats=list(assignment.seats),
-                )
+            try:
+                async for assignment in stream:
+                    yield tournament_pb2.AssignmentsResponse(
+                        tournament_id=assignment.tournament_id, match_no=assignment.match_no,
+                        game_id=assignment.game_id, game=assignment.game, seat=assignment.seat,
+                        seat_token=assignment.seat_token, seats=list(assignment.seats),
+                    )
+            except ServiceError as error:  # the entrant registered again: this stream is no longer its
+                await context.abort_with_status(error_status(error))
 
     @_unary
     async def GetStandings(
@@ -114,6 +139,13 @@ class TournamentServiceApi(tournament_pb2_grpc.TournamentServiceServicer):
     ) -> tournament_pb2.GetStandingsResponse:
         table = await self.tournaments.standings(request.tournament_id)
         return tournament_pb2.GetStandingsResponse(standings=standings_message(table))
+
+    @_unary
+    async def GetTournament(
+        self, request: tournament_pb2.GetTournamentRequest, context: grpc.aio.ServicerContext
+    ) -> tournament_pb2.GetTournamentResponse:
+        info = await self.tournaments.describe(request.tournament_id)
+        return tournament_pb2.GetTournamentResponse(tournament=tournament_message(info))
 
     async def WatchStandings(
         self, request: tournament_pb2.WatchStandingsRequest, context: grpc.aio.ServicerContext

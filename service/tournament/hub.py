@@ -5,7 +5,8 @@ entrant plays, and *withdraws* it when the match is over. An entrant's stream
 (:meth:`Hub.follow`) first sends every assignment still open, then each new one: an
 entrant that reconnects is sent its open matches again (its seats are still its own,
 with the same tokens), so a bot that crashed mid-match resumes where it was. The stream
-ends when the tournament does.
+ends when the tournament does, or with :class:`EntrantSuperseded` when the entrant registers
+again (its new registration's stream takes over).
 """
 
 from __future__ import annotations
@@ -15,6 +16,14 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 import msgspec
+
+from service.games import WrongToken
+
+
+class EntrantSuperseded(WrongToken):
+    """The entrant registered again: the stream of its earlier registration ends."""
+
+    reason = "ENTRANT_SUPERSEDED"
 
 
 class Assignment(msgspec.Struct, frozen=True):
@@ -33,6 +42,8 @@ class _Mailbox:
     open: dict[tuple[int, int], Assignment] = field(default_factory=dict)
     changed: asyncio.Condition = field(default_factory=asyncio.Condition)
     connections: int = 0
+    #: How many times the entrant registered again (older streams end).
+    generation: int = 0
 
 
 class Hub:
@@ -58,6 +69,13 @@ class Hub:
                 del box.open[key]
             box.changed.notify_all()
 
+    async def supersede(self, name: str) -> None:
+        """End the entrant's open streams (it registered again)."""
+        box = self._boxes[name]
+        async with box.changed:
+            box.generation += 1
+            box.changed.notify_all()
+
     async def close(self) -> None:
         self.closed = True
         for box in self._boxes.values():
@@ -68,10 +86,13 @@ class Hub:
         """Every open assignment of ``name``, then each new one, until the tournament is over."""
         box = self._boxes[name]
         sent: set[tuple[int, int]] = set()
+        generation = box.generation
         box.connections += 1
         try:
             while True:
                 async with box.changed:
+                    if box.generation != generation:
+                        raise EntrantSuperseded(f"{name!r} registered again: follow the new registration's stream")
                     fresh = [a for key, a in sorted(box.open.items()) if key not in sent]
                     if not fresh:
                         if self.closed:

@@ -12,9 +12,11 @@ refused as stale).
 Every tournament is also listed in one index stream (:data:`INDEX_ID`), so that a server
 can find and resume the unfinished ones after a restart.
 
-The store keeps each match's seat tokens in its :class:`MatchScheduled` (the runner hands
-them out again after a restart); entrants' tokens are kept as SHA-256 hashes only. A
-tournament's stream is never served as it is: the API shows standings and matches.
+No secret is kept in plain text but the tournament's seed (as a game's header keeps its
+seed): remote entrants' credentials and entrant tokens are kept as SHA-256 hashes, and seat
+tokens not at all (a runner derives them again from the server's key, outside the store:
+service/tournament/keys.py; the games' headers hold their hashes). A tournament's stream is
+never served as it is: the API shows standings and matches, and the seed once it is over.
 """
 
 from __future__ import annotations
@@ -46,10 +48,12 @@ class ClockOptions(msgspec.Struct, frozen=True):
 
 
 class Entrant(msgspec.Struct, frozen=True):
-    """An entrant: ``name``, and ``bot`` the built-in kind (None for a remote entrant)."""
+    """An entrant: ``name``, and ``bot`` the built-in kind (None for a remote entrant, which registers
+    with the credential whose SHA-256 is ``credential_hash``)."""
 
     name: str
     bot: str | None = None
+    credential_hash: str = ""
 
     @property
     def remote(self) -> bool:
@@ -57,6 +61,12 @@ class Entrant(msgspec.Struct, frozen=True):
 
 
 class TournamentCreated(msgspec.Struct, frozen=True, tag="tournament_created", tag_field="type"):
+    """Everything the schedule follows from. ``scheme``: how duplicate deals are spread
+    (service/tournament/schedule.py; ``shared`` for tournaments stored before the others
+    existed); ``trusted``: the creator let the same entrants play a deal's rotations;
+    ``seed_commitment``: SHA-256 of the seed (public); ``key_id``: the server key that the
+    seat tokens come from (service/tournament/keys.py)."""
+
     game: str
     players: int
     options: dict[str, Any]
@@ -66,17 +76,25 @@ class TournamentCreated(msgspec.Struct, frozen=True, tag="tournament_created", t
     seed: str
     clock: ClockOptions | None = None
     parallel: int = 1
+    scheme: str = "shared"
+    trusted: bool = False
+    seed_commitment: str = ""
+    key_id: str = ""
 
 
 class EntrantRegistered(msgspec.Struct, frozen=True, tag="entrant_registered", tag_field="type"):
+    """A remote entrant registered with its credential; ``token_hash``: SHA-256 of its entrant token (a
+    later registration of the same entrant replaces it)."""
+
     name: str
     token_hash: str
 
 
 class MatchScheduled(msgspec.Struct, frozen=True, tag="match_scheduled", tag_field="type"):
+    """The match's game (its seat tokens are derived, never stored: service/tournament/keys.py)."""
+
     match_no: int
     game_id: str
-    seat_tokens: tuple[str, ...]
 
 
 class MatchFinished(msgspec.Struct, frozen=True, tag="match_finished", tag_field="type"):

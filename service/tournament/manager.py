@@ -7,16 +7,23 @@ stream (service/tournament/log.py) and runs its schedule as an asyncio task:
 * every match is a game of the application layer, created from the schedule's seed; a
   built-in entrant's seats are played in process (service/tournament/players.py), a
   remote entrant's are posted to its assignment stream (service/tournament/hub.py);
-* a match is recorded ``match_scheduled`` (its game and seat tokens) before anyone plays
-  it and ``match_finished`` (the ranks) once its game is over, so a runner that stops at
-  any point and starts again resumes each scheduled match's own game, never plays a
-  finished match again, and schedules the rest;
-* the matches wait until every remote entrant has registered.
+* a match is recorded ``match_scheduled`` (its game) before anyone plays it and
+  ``match_finished`` (the ranks) once its game is over, so a runner that stops at any
+  point and starts again resumes each scheduled match's own game, never plays a finished
+  match again, and schedules the rest; seat tokens are derived from the server's key
+  (service/tournament/keys.py), never stored;
+* the matches wait until every remote entrant has registered with the credential it was
+  given at creation (only the credentials' hashes are kept);
+* every match's game is created *held* by the tournament: it shows what a finished match
+  shows (its seed, shuffles, hands) only once every match of its deal is over
+  (:meth:`Tournaments.released`), so that a duplicate deal's seed is never revealed while
+  another match that uses it is still to be played.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hmac
 import logging
 import re
 import secrets
@@ -30,6 +37,7 @@ from uuid import UUID, uuid4
 
 import msgspec
 
+from engine.core import fairness
 from engine.core.events import SeatTimedOut
 from engine.core.protocol import OptionsError
 from engine.core.registry import UnknownGame, get_game
@@ -40,11 +48,13 @@ from service.games import (
     InvalidOptions,
     InvalidRequest,
     MissingToken,
+    ServiceError,
     UnknownGameError,
     WrongToken,
     token_hash,
 )
 from service.tournament.hub import Assignment, Hub
+from service.tournament.keys import TournamentKey, tournament_key
 from service.tournament.log import (
     BUILTIN_KINDS,
     ClockOptions,
@@ -62,7 +72,7 @@ from service.tournament.log import (
     fold_tournament,
 )
 from service.tournament.players import play_seat, policy_for
-from service.tournament.schedule import MatchSpec
+from service.tournament.schedule import DISJOINT, TABLE, MatchSpec, disjoint_possible, sides_of
 from service.tournament.standings import Standings, standings, tournament_schedule
 
 T = TypeVar("T")
@@ -88,12 +98,70 @@ class UnknownEntrant(InvalidRequest):
     reason = "UNKNOWN_ENTRANT"
 
 
-class AlreadyRegistered(InvalidRequest):
-    reason = "ALREADY_REGISTERED"
+class FieldTooSmall(InvalidTournament):
+    """Duplicate deals with a remote entrant, too few entrants to give a deal's rotations to different ones."""
+
+    reason = "FIELD_TOO_SMALL"
 
 
 class EntrantTokenInvalid(WrongToken):
     reason = "ENTRANT_TOKEN_INVALID"
+
+
+class CredentialRequired(WrongToken):
+    reason = "CREDENTIAL_REQUIRED"
+
+
+class CredentialInvalid(WrongToken):
+    reason = "CREDENTIAL_INVALID"
+
+
+class KeyMismatch(ServiceError):
+    """The tournament's seat tokens come from another server key than this process holds."""
+
+    reason = "TOURNAMENT_KEY_MISMATCH"
+
+
+class CreatedTournament(msgspec.Struct, frozen=True):
+    """A new tournament: its id, its number of matches, the commitment to its seed, and each remote
+    entrant's credential (given once: only their hashes are kept)."""
+
+    tournament_id: str
+    matches: int
+    seed_commitment: str
+    credentials: dict[str, str]
+
+
+class MatchInfo(msgspec.Struct, frozen=True):
+    """One match of the schedule as the API shows it: ``game_id`` once its deal is released (every match
+    of the deal is over), so that nobody watches a match of a deal they still have to play."""
+
+    match_no: int
+    deal_no: int
+    table_no: int
+    rotation: int
+    seats: tuple[str, ...]
+    status: str  #: ``waiting``, ``playing`` or ``finished``
+    game_id: str = ""
+    ranks: tuple[int, ...] = ()
+
+
+class TournamentInfo(msgspec.Struct, frozen=True):
+    """A tournament's settings, the commitment to its seed (the seed itself once it is over) and its matches."""
+
+    tournament_id: str
+    game: str
+    players: int
+    #: (name, built-in bot or "" for a remote entrant)
+    entrants: tuple[tuple[str, str], ...]
+    duplicate: bool
+    scheme: str
+    trusted: bool
+    parallel: int
+    seed_commitment: str
+    finished: bool
+    seed: str  #: "" until the tournament is over
+    matches: tuple[MatchInfo, ...]
 
 
 def parse_entrants(specs: Sequence[str]) -> tuple[Entrant, ...]:
@@ -111,6 +179,23 @@ def parse_entrants(specs: Sequence[str]) -> tuple[Entrant, ...]:
         bot = kind or (name if name in BUILTIN_KINDS else None)
         entrants.append(Entrant(name, bot))
     return tuple(entrants)
+
+
+def duplicate_scheme(game: str, players: int, entrants: Sequence[Entrant], trusted: bool) -> str:
+    """How duplicate deals are spread: among the same entrants (``table``) for built-in bots or a
+    ``trusted`` tournament, else to entrants that are all different (``disjoint``), which takes
+    ``sides ** 2`` entrants (FieldTooSmall otherwise)."""
+    if trusted or not any(entrant.remote for entrant in entrants):
+        return TABLE
+    sides = len(sides_of(game, players))
+    if not disjoint_possible(len(entrants), sides):
+        raise FieldTooSmall(
+            f"duplicate deals with remote entrants give a deal's {sides} rotations to different entrants, so that "
+            f"nobody plays a deal twice: that takes {sides * sides} entrants, not {len(entrants)}; add entrants, "
+            f"drop duplicate, or create the tournament trusted (the same entrants then play every rotation)",
+            entrants=str(len(entrants)), needed=str(sides * sides),
+        )
+    return DISJOINT
 
 
 def check_bot(name: str, kind: str) -> None:
@@ -132,20 +217,40 @@ class _Running:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     changed: asyncio.Condition = field(default_factory=asyncio.Condition)
     task: asyncio.Task[None] | None = None
+    _specs: list[MatchSpec] | None = None
+    _deals: dict[int, list[int]] | None = None
 
     @property
     def created(self) -> TournamentCreated:
         return self.state.created
 
+    def specs(self) -> list[MatchSpec]:
+        """The schedule (computed once)."""
+        if self._specs is None:
+            self._specs = tournament_schedule(self.state)
+        return self._specs
+
+    def deal_over(self, deal_no: int) -> bool:
+        """Whether every match of the deal is finished (or the tournament is over)."""
+        if self._deals is None:
+            deals: dict[int, list[int]] = {}
+            for spec in self.specs():
+                deals.setdefault(spec.deal_no, []).append(spec.match_no)
+            self._deals = deals
+        return self.state.over or all(match_no in self.state.finished for match_no in self._deals.get(deal_no, ()))
+
 
 class Tournaments:
     """The tournaments of one process, on the games' store and application layer."""
 
-    def __init__(self, games: Games, *, clocks: Any = None) -> None:
+    def __init__(self, games: Games, *, clocks: Any = None, key: TournamentKey | None = None) -> None:
         self.games = games
         self.log = TournamentLog(games.store)
         self.clocks = clocks
+        #: Where seat tokens come from (kept out of the store; service/tournament/keys.py).
+        self.key = key or tournament_key(games.store)
         self._open: dict[str, _Running] = {}
+        games.releases = self.released
         #: The tournament log's store calls run here: a cancelled runner's write goes on in its
         #: thread, and :meth:`close` waits for it (the store may be closed right after).
         self._writer = ThreadPoolExecutor(max_workers=2, thread_name_prefix="cardgames-tournament-log")
@@ -167,10 +272,16 @@ class Tournaments:
         seed: str | None = None,
         clock: ClockOptions | None = None,
         parallel: int = 1,
+        trusted: bool = False,
         start: bool = True,
         tournament_id: str | None = None,
-    ) -> str:
-        """A new tournament (its schedule fixed by these settings); its runner starts unless ``start`` is False."""
+    ) -> CreatedTournament:
+        """A new tournament (its schedule fixed by these settings); its runner starts unless ``start`` is False.
+
+        ``trusted``: with duplicate deals, let the same entrants play every rotation of a deal even when
+        some are remote (each of them then sees a deal from every side: for entrants the creator
+        trusts not to use it). Each remote entrant gets a credential to register with.
+        """
         try:
             rules = get_game(game)
         except (UnknownGame, ModuleNotFoundError) as error:
@@ -186,21 +297,34 @@ class Tournaments:
         parsed = parse_entrants(entrants)
         if clock is None and any(entrant.remote for entrant in parsed):
             clock = DEFAULT_REMOTE_CLOCK
+        seats = int(config.players)
+        scheme = duplicate_scheme(game, seats, parsed, trusted) if duplicate else TABLE
+        credentials = {entrant.name: secrets.token_urlsafe(32) for entrant in parsed if entrant.remote}
+        parsed = tuple(
+            msgspec.structs.replace(entrant, credential_hash=token_hash(credentials[entrant.name]))
+            if entrant.remote else entrant
+            for entrant in parsed
+        )
+        seed = seed or secrets.token_hex(32)
         created = TournamentCreated(
             game=game,
-            players=int(config.players),
+            players=seats,
             options=dict(options or {}),
             entrants=parsed,
             matches=matches,
             duplicate=duplicate,
-            seed=seed or secrets.token_hex(32),
+            seed=seed,
             clock=clock,
             parallel=max(1, parallel),
+            scheme=scheme,
+            trusted=trusted,
+            seed_commitment=fairness.commitment(seed),
+            key_id=self.key.key_id,
         )
         uuid = UUID(tournament_id) if tournament_id else uuid4()
         state = fold_tournament(str(uuid), [created])
         try:
-            tournament_schedule(state)
+            specs = await asyncio.to_thread(tournament_schedule, state)  # a large disjoint round robin takes a while
         except ValueError as error:
             raise InvalidTournament(str(error)) from error
         try:
@@ -211,7 +335,7 @@ class Tournaments:
         self._open[str(uuid)] = running
         if start:
             self.start(str(uuid))
-        return str(uuid)
+        return CreatedTournament(str(uuid), len(specs), created.seed_commitment, credentials)
 
     async def _get(self, tournament_id: str) -> _Running:
         try:
@@ -249,17 +373,28 @@ class Tournaments:
 
     # -- remote entrants -----------------------------------------------------------------
 
-    async def register(self, tournament_id: str, name: str) -> str:
-        """Register the remote entrant ``name``: its secret token (shown once; only its hash is kept)."""
+    async def register(self, tournament_id: str, name: str, credential: str | None) -> str:
+        """Register the remote entrant ``name`` with the credential it was given at creation: its new
+        secret entrant token (shown once; only its hash is kept).
+
+        Registering again (a bot that lost its token, or any restart) gives a new token: the earlier
+        one stops working and its Assignments stream ends; the entrant's seats stay its own.
+        """
         running = await self._get(tournament_id)
         entrant = next((e for e in running.created.entrants if e.name == name), None)
         if entrant is None or not entrant.remote:
             raise UnknownEntrant(f"{name!r} is not a remote entrant of this tournament", name=name)
+        if not credential:
+            raise CredentialRequired(f"registering {name!r} takes the credential it was given when the tournament "
+                                     "was created", name=name)
+        if not entrant.credential_hash or not hmac.compare_digest(entrant.credential_hash, token_hash(credential)):
+            raise CredentialInvalid(f"this is not {name!r}'s credential", name=name)
         token = secrets.token_urlsafe(32)
         async with running.lock:
-            if name in running.state.registered:
-                raise AlreadyRegistered(f"{name!r} has registered already", name=name)
+            again = name in running.state.registered
             await self._append(running, [EntrantRegistered(name, token_hash(token))])
+        if again:
+            await running.hub.supersede(name)
         return token
 
     def _entrant(self, running: _Running, token: str | None) -> str:
@@ -280,7 +415,16 @@ class Tournaments:
     # -- running -------------------------------------------------------------------------
 
     def start(self, tournament_id: str) -> None:
+        """Run the tournament (KeyMismatch when its seat tokens come from another server key)."""
         running = self._open[tournament_id]
+        key_id = running.created.key_id
+        if key_id != self.key.key_id and not running.state.over:
+            raise KeyMismatch(
+                f"tournament {tournament_id} was created under another server key "
+                f"({'id ' + key_id if key_id else 'from before keys'}; this process holds id {self.key.key_id}, "
+                f"from {self.key.source}): resume it with the key it was created with",
+                tournament_id=tournament_id,
+            )
         if running.task is None or running.task.done():
             running.task = asyncio.create_task(self._run(running), name=f"tournament-{tournament_id}")
 
@@ -296,7 +440,11 @@ class Tournaments:
         for tournament_id in await self._log_call(self.log.listed):
             running = await self._get(tournament_id)
             if not running.state.over:
-                self.start(tournament_id)
+                try:
+                    self.start(tournament_id)
+                except KeyMismatch as error:
+                    log.warning("%s", error)
+                    continue
                 resumed.append(tournament_id)
         return resumed
 
@@ -324,7 +472,7 @@ class Tournaments:
             remote = [entrant.name for entrant in created.entrants if entrant.remote]
             async with running.changed:
                 await running.changed.wait_for(lambda: all(name in state.registered for name in remote))
-            specs = tournament_schedule(state)
+            specs = running.specs()
             gate = asyncio.Semaphore(created.parallel)
 
             async def one(spec: MatchSpec) -> None:
@@ -346,23 +494,29 @@ class Tournaments:
             if state.over:
                 await running.hub.close()
 
+    def seat_tokens(self, tournament_id: str, match_no: int, players: int) -> list[str]:
+        """The seat tokens of a match: derived from the server's key, never stored."""
+        return [self.key.seat_token(tournament_id, match_no, seat) for seat in range(players)]
+
     async def _play(self, running: _Running, spec: MatchSpec) -> None:
         created = running.created
+        tokens = self.seat_tokens(str(running.uuid), spec.match_no, created.players)
         scheduled = running.state.scheduled.get(spec.match_no)
         if scheduled is None:
-            made = await self.games.create(created.game, created.options, created.players, seed=spec.seed)
-            scheduled = MatchScheduled(spec.match_no, made.game_id, tuple(made.seat_tokens))
+            made = await self.games.create(created.game, created.options, created.players, seed=spec.seed,
+                                           tokens=tokens, held_by=str(running.uuid))
+            scheduled = MatchScheduled(spec.match_no, made.game_id)
             async with running.lock:
                 await self._append(running, [scheduled])
         game_id = scheduled.game_id
         clocked = self.clocks is not None and created.clock is not None
         if clocked:
-            await self.clocks.keep(game_id, scheduled.seat_tokens, created.clock)
+            await self.clocks.keep(game_id, tokens, created.clock)
         entrants = {entrant.name: entrant for entrant in created.entrants}
         config = get_game(created.game).make_config(created.options, created.players)
         seats: list[asyncio.Task[None]] = []
         for seat, name in enumerate(spec.seats):
-            entrant, token = entrants[name], scheduled.seat_tokens[seat]
+            entrant, token = entrants[name], tokens[seat]
             if entrant.bot is None:
                 await running.hub.post(
                     name, Assignment(str(running.uuid), spec.match_no, game_id, created.game, seat, token, spec.seats)
@@ -396,6 +550,43 @@ class Tournaments:
                 if item.view.over:
                     return
 
+    # -- what is shown, and when --------------------------------------------------------
+
+    async def released(self, held_by: str, game_id: str) -> bool:
+        """Whether the finished game ``game_id`` that the tournament ``held_by`` holds may show its seed,
+        shuffles and hands: once every match of its deal is over, so that no deal's seed is known while
+        a match that uses it is still to be played (a game that no match was recorded with, left by a
+        runner that stopped in between, waits for the end of the tournament)."""
+        try:
+            running = await self._get(held_by)
+        except ServiceError:
+            return False
+        if running.task is None and not running.state.over:  # run by another process: read its latest state
+            running.state = await self._log_call(self.log.load, running.uuid)
+        match_no = next((n for n, scheduled in running.state.scheduled.items() if scheduled.game_id == game_id), None)
+        if match_no is None:
+            return running.state.over
+        return running.deal_over(running.specs()[match_no].deal_no)
+
+    async def describe(self, tournament_id: str) -> TournamentInfo:
+        """The tournament as the API shows it: settings, seed commitment (the seed once it is over), and
+        every match, whose game id shows once its deal is released (:meth:`released`)."""
+        running = await self._get(tournament_id)
+        state, created = running.state, running.created
+        matches = []
+        for spec in running.specs():
+            scheduled, finished = state.scheduled.get(spec.match_no), state.finished.get(spec.match_no)
+            status = "finished" if finished else "playing" if scheduled else "waiting"
+            shown = scheduled.game_id if scheduled is not None and running.deal_over(spec.deal_no) else ""
+            matches.append(MatchInfo(spec.match_no, spec.deal_no, spec.table_no, spec.rotation, spec.seats, status,
+                                     shown, finished.ranks if finished else ()))
+        return TournamentInfo(
+            str(running.uuid), created.game, created.players,
+            tuple((entrant.name, entrant.bot or "") for entrant in created.entrants), created.duplicate,
+            created.scheme, created.trusted, created.parallel, created.seed_commitment, state.over,
+            created.seed if state.over else "", tuple(matches),
+        )
+
     async def _result(self, match_no: int, game_id: str) -> MatchFinished:
         live = await self.games._get(game_id)  # the folded state of the game that just ended
         rules, state = live.rules, live.state
@@ -408,5 +599,3 @@ class Tournaments:
                              tuple(timeouts))
 
 
-def describe_created(created: TournamentCreated) -> dict[str, Any]:
-    return msgspec.to_builtins(created)

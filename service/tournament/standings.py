@@ -70,6 +70,9 @@ class Standings(msgspec.Struct, frozen=True):
     #: crosstable[a][b]: a's wins, draws and losses against b
     crosstable: dict[str, dict[str, tuple[int, int, int]]]
     sprt: SprtResult | None = None
+    #: SHA-256 of the tournament's seed, from its creation; the seed itself once the tournament is over
+    seed_commitment: str = ""
+    seed: str = ""
 
 
 def tournament_schedule(state: TournamentState) -> list[MatchSpec]:
@@ -81,6 +84,7 @@ def tournament_schedule(state: TournamentState) -> list[MatchSpec]:
         matches=created.matches,
         duplicate=created.duplicate,
         seed=created.seed,
+        scheme=created.scheme,
     )
 
 
@@ -132,7 +136,7 @@ def standings(state: TournamentState, *, elo0: float = 0.0, elo1: float = 10.0) 
     if len(names) == 2:
         test = sprt(head_to_head.wins, head_to_head.draws, head_to_head.losses, elo0=elo0, elo1=elo1)
     return Standings(state.tournament_id, created.game, len(state.finished), len(specs), state.over, tuple(rows),
-                     table, test)
+                     table, test, created.seed_commitment, created.seed if state.over else "")
 
 
 def _count_pairs(sides: Sequence[str], ranks: Sequence[int], records: dict[str, Record],

@@ -53,10 +53,11 @@ async def test_a_perl_bot_plays_a_whole_match_through_the_bridge(server: Running
 
 async def test_a_perl_bot_enters_a_tournament_through_the_bridge(server: Running) -> None:
     tournaments = server.bots.tournaments  # type: ignore[union-attr]
-    tid = await tournaments.create("all_fours", ["perl", "random"], players=2, matches=2, seed=SEED,
-                                   clock=ClockOptions(move_ms=10_000))
+    created = await tournaments.create("all_fours", ["perl", "random"], players=2, matches=2, seed=SEED,
+                                       clock=ClockOptions(move_ms=10_000))
+    tid = created.tournament_id
     code, output = await _bridge("--server", f"127.0.0.1:{server.port}", "--tournament", tid, "--name", "perl",
-                                 "--", "perl", str(PERL_BOT))
+                                 "--credential", created.credentials["perl"], "--", "perl", str(PERL_BOT))
     assert code == 0, output
     table = await tournaments.standings(tid)
     assert table.finished and table.played == 2

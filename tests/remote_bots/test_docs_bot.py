@@ -21,10 +21,11 @@ async def test_the_twenty_line_bot_plays_its_tournament(server: Running, tmp_pat
     path = tmp_path / "my_bot.py"
     path.write_text(script)
     tournaments = server.bots.tournaments  # type: ignore[union-attr]
-    tid = await tournaments.create("all_fours", ["mybot", "random", "heuristic"], players=2, matches=2,
-                                   duplicate=True, seed="12" * 32)
+    created = await tournaments.create("all_fours", ["mybot", "random", "heuristic"], players=2, matches=2,
+                                       seed="12" * 32)
+    tid = created.tournament_id
     process = await asyncio.create_subprocess_exec(
-        sys.executable, str(path), f"127.0.0.1:{server.port}", tid, cwd=tmp_path,
+        sys.executable, str(path), f"127.0.0.1:{server.port}", tid, created.credentials["mybot"], cwd=tmp_path,
         env={**os.environ, "PYTHONPATH": str(REPO)}, stderr=asyncio.subprocess.PIPE,
     )
     _, err = await asyncio.wait_for(process.communicate(), 120)

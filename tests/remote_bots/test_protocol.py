@@ -31,11 +31,14 @@ async def test_a_remote_bot_plays_a_whole_tournament_against_a_built_in_one(
 ) -> None:
     stub = tournament_pb2_grpc.TournamentServiceStub(channel)
     created = await stub.CreateTournament(tournament_pb2.CreateTournamentRequest(
-        game="all_fours", entrants=["remote", "random"], players=2, matches=2, duplicate=True, seed=SEED,
-        clock=tournament_pb2.MatchClock(move_ms=5000, bank_ms=10000, on_timeout="forfeit"),
+        game="all_fours", entrants=["remote", "random"], players=2, matches=2, duplicate=True, trusted=True,
+        seed=SEED, clock=tournament_pb2.MatchClock(move_ms=5000, bank_ms=10000, on_timeout="forfeit"),
     ))
     assert created.matches == 2
-    await asyncio.wait_for(play_tournament(channel, created.tournament_id, "remote", random_choice()), 60)
+    assert [credential.name for credential in created.credentials] == ["remote"]
+    credential = created.credentials[0].credential
+    await asyncio.wait_for(play_tournament(channel, created.tournament_id, "remote", random_choice(),
+                                           credential=credential), 60)
     table = (await stub.GetStandings(tournament_pb2.GetStandingsRequest(tournament_id=created.tournament_id)))
     standings = table.standings
     assert standings.finished and standings.played == 2

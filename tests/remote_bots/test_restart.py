@@ -1,4 +1,5 @@
-"""A server restart mid-tournament: the tournament resumes, the remote bot reconnects and resumes its seats."""
+"""A server restart mid-tournament: the tournament resumes, the remote bot registers again with its
+credential (it crashed too) and resumes its seats; the tournament completes."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import pytest
+from cardgames.v1 import tournament_pb2, tournament_pb2_grpc
 
 from clients.remote_bot import play_tournament
 from service.server import start
@@ -34,21 +37,38 @@ async def test_a_restarted_server_resumes_the_tournament_and_the_remote_bot_its_
     first = await start(address, EventStore.from_url(url))
     assert first.bots is not None
     tournaments = first.bots.tournaments
-    tid = await tournaments.create("all_fours", ["remote", "random"], players=2, matches=6, seed=SEED,
-                                   clock=ClockOptions(move_ms=20_000, bank_ms=20_000))
+    created = await tournaments.create("all_fours", ["remote", "random"], players=2, matches=6, seed=SEED,
+                                       clock=ClockOptions(move_ms=20_000, bank_ms=20_000))
+    tid, credential = created.tournament_id, created.credentials["remote"]
+    tokens: list[str] = []
     async with grpc.aio.insecure_channel(address) as channel:
-        bot = asyncio.create_task(play_tournament(channel, tid, "remote", _random, reconnect_delay=0.1))
+        bot = asyncio.create_task(play_tournament(channel, tid, "remote", _random, credential=credential,
+                                                  on_token=tokens.append, reconnect_delay=0.1))
         state = await tournaments.state(tid)
         while len(state.finished) < 2:
             await asyncio.sleep(0.02)
-        await first.stop(0)  # the server goes away mid-tournament
+        bot.cancel()  # the bot crashes (its entrant token is lost with it) ...
+        with pytest.raises(asyncio.CancelledError):
+            await bot
+        await first.stop(0)  # ... and so does the server, mid-tournament
         second = await start(address, EventStore.from_url(url))
         try:
             assert second.bots is not None
             assert tid in await second.bots.tournaments.resume_all()
+            # a bot started again with its credential registers again and is assigned its open matches
+            again = asyncio.create_task(play_tournament(channel, tid, "remote", _random, credential=credential,
+                                                        on_token=tokens.append, reconnect_delay=0.1))
             table = await asyncio.wait_for(second.bots.tournaments.wait(tid), 120)
-            await asyncio.wait_for(bot, 30)
+            await asyncio.wait_for(again, 30)
+            # the first registration's token was replaced by the second's
+            stub = tournament_pb2_grpc.TournamentServiceStub(channel)
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                async for _ in stub.Assignments(tournament_pb2.AssignmentsRequest(tournament_id=tid),
+                                                metadata=(("cardgames-token", tokens[0]),)):
+                    pass
+            assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
         finally:
             await second.stop(0)
+    assert len(tokens) == 2 and tokens[0] != tokens[1]
     assert table.finished and table.played == table.total == 6
     assert all(row.forfeits == 0 for row in table.rows)

@@ -43,8 +43,8 @@ async def _opened(url: str = "memory:") -> AsyncIterator[tuple[Games, Tournament
 
 async def test_a_round_robin_of_built_in_bots_is_played_and_scored() -> None:
     async with _opened() as (_, tournaments):
-        tid = await tournaments.create("all_fours", ["random", "r2=random", "heuristic"], matches=2,
-                                       duplicate=True, seed=SEED, parallel=2)
+        tid = (await tournaments.create("all_fours", ["random", "r2=random", "heuristic"], matches=2,
+                                        duplicate=True, seed=SEED, parallel=2)).tournament_id
         table = await tournaments.wait(tid)
         assert (table.played, table.total, table.finished) == (6, 6, True)
         assert {row.name for row in table.rows} == {"random", "r2", "heuristic"}
@@ -59,7 +59,8 @@ async def test_a_round_robin_of_built_in_bots_is_played_and_scored() -> None:
 
 async def test_two_entrants_get_an_sprt_and_duplicate_deals_share_seeds() -> None:
     async with _opened() as (games, tournaments):
-        tid = await tournaments.create("all_fours", ["random", "heuristic"], matches=4, duplicate=True, seed=SEED)
+        tid = (await tournaments.create("all_fours", ["random", "heuristic"], matches=4, duplicate=True,
+                                        seed=SEED)).tournament_id
         table = await tournaments.wait(tid)
         assert table.sprt is not None and table.sprt.wins + table.sprt.draws + table.sprt.losses == 4
         state = await tournaments.state(tid)
@@ -71,7 +72,7 @@ async def test_two_entrants_get_an_sprt_and_duplicate_deals_share_seeds() -> Non
 async def test_a_killed_runner_resumes_without_losing_or_replaying_a_match(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path}/t.sqlite"
     games, tournaments = await _open(url)
-    tid = await tournaments.create("all_fours", ["random", "r2=random"], matches=6, seed=SEED)
+    tid = (await tournaments.create("all_fours", ["random", "r2=random"], matches=6, seed=SEED)).tournament_id
     state = await tournaments.state(tid)
     while len(state.finished) < 2:
         await asyncio.sleep(0.01)
@@ -131,10 +132,10 @@ async def test_bad_tournaments_are_refused() -> None:
         for spec in ("a=heuristic:5", "a=ismcts:0", "a=ismcts:x", "a=ismcts:", "a=ismcts:100001"):
             with pytest.raises(InvalidTournament):
                 parse_entrants([spec])
-        tid = await tournaments.create("all_fours", ["random", "alice"], start=False)
+        created = await tournaments.create("all_fours", ["random", "alice"], start=False)
         with pytest.raises(UnknownEntrant):
-            await tournaments.register(tid, "random")
-        token = await tournaments.register(tid, "alice")
+            await tournaments.register(created.tournament_id, "random", created.credentials.get("random"))
+        token = await tournaments.register(created.tournament_id, "alice", created.credentials["alice"])
         assert token
 
 
@@ -177,7 +178,7 @@ async def test_a_built_in_seat_shows_its_policy_every_view() -> None:
 
 async def test_the_sprt_counts_a_free_for_all_match_once() -> None:
     async with _opened() as (_, tournaments):
-        tid = await tournaments.create("contract_rummy", ["heuristic", "random"], matches=2, seed=SEED)
+        tid = (await tournaments.create("contract_rummy", ["heuristic", "random"], matches=2, seed=SEED)).tournament_id
         table = await tournaments.wait(tid)
         assert table.sprt is not None
         assert table.sprt.wins + table.sprt.draws + table.sprt.losses == table.played == 2

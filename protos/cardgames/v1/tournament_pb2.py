@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from cardgames.v1 import game_service_pb2 as cardgames_dot_v1_dot_game__service__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1d\x63\x61rdgames/v1/tournament.proto\x12\x0c\x63\x61rdgames.v1\x1a\x1f\x63\x61rdgames/v1/game_service.proto\"n\n\nMatchClock\x12\x0f\n\x07move_ms\x18\x01 \x01(\x03\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\x03\x12\x12\n\non_timeout\x18\x03 \x01(\t\x12\x19\n\x0creconnect_ms\x18\x04 \x01(\x03H\x00\x88\x01\x01\x42\x0f\n\r_reconnect_ms\"\x8f\x02\n\x17\x43reateTournamentRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x10\n\x08\x65ntrants\x18\x02 \x03(\t\x12\x14\n\x07players\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12&\n\x07options\x18\x04 \x01(\x0b\x32\x15.cardgames.v1.Options\x12\x14\n\x07matches\x18\x05 \x01(\x05H\x01\x88\x01\x01\x12\x11\n\tduplicate\x18\x06 \x01(\x08\x12\x11\n\x04seed\x18\x07 \x01(\tH\x02\x88\x01\x01\x12\'\n\x05\x63lock\x18\x08 \x01(\x0b\x32\x18.cardgames.v1.MatchClock\x12\x10\n\x08parallel\x18\t \x01(\x05\x42\n\n\x08_playersB\n\n\x08_matchesB\x07\n\x05_seed\"B\n\x18\x43reateTournamentResponse\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x0f\n\x07matches\x18\x02 \x01(\x05\"=\n\x16RegisterEntrantRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\"0\n\x17RegisterEntrantResponse\x12\x15\n\rentrant_token\x18\x01 \x01(\t\"+\n\x12\x41ssignmentsRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\"\x8e\x01\n\x13\x41ssignmentsResponse\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x10\n\x08match_no\x18\x02 \x01(\x05\x12\x0f\n\x07game_id\x18\x03 \x01(\t\x12\x0c\n\x04game\x18\x04 \x01(\t\x12\x0c\n\x04seat\x18\x05 \x01(\x05\x12\x12\n\nseat_token\x18\x06 \x01(\t\x12\r\n\x05seats\x18\x07 \x03(\t\",\n\x13GetStandingsRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\"B\n\x14GetStandingsResponse\x12*\n\tstandings\x18\x01 \x01(\x0b\x32\x17.cardgames.v1.Standings\".\n\x15WatchStandingsRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\"D\n\x16WatchStandingsResponse\x12*\n\tstandings\x18\x01 \x01(\x0b\x32\x17.cardgames.v1.Standings\"\xe4\x01\n\x0cStandingsRow\x12\x0c\n\x04rank\x18\x01 \x01(\x05\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0b\n\x03\x62ot\x18\x03 \x01(\t\x12\x0f\n\x07matches\x18\x04 \x01(\x05\x12\x0c\n\x04wins\x18\x05 \x01(\x05\x12\r\n\x05\x64raws\x18\x06 \x01(\x05\x12\x0e\n\x06losses\x18\x07 \x01(\x05\x12\x0e\n\x06points\x18\x08 \x01(\x01\x12\r\n\x05score\x18\t \x01(\x01\x12\n\n\x02mu\x18\n \x01(\x01\x12\r\n\x05sigma\x18\x0b \x01(\x01\x12\x0f\n\x07ordinal\x18\x0c \x01(\x01\x12\x10\n\x08\x66orfeits\x18\r \x01(\x05\x12\x10\n\x08timeouts\x18\x0e \x01(\x05\"a\n\x0f\x43rosstableEntry\x12\x0f\n\x07\x65ntrant\x18\x01 \x01(\t\x12\x10\n\x08opponent\x18\x02 \x01(\t\x12\x0c\n\x04wins\x18\x03 \x01(\x05\x12\r\n\x05\x64raws\x18\x04 \x01(\x05\x12\x0e\n\x06losses\x18\x05 \x01(\x05\"\xbe\x01\n\nSprtResult\x12\x0c\n\x04wins\x18\x01 \x01(\x05\x12\r\n\x05\x64raws\x18\x02 \x01(\x05\x12\x0e\n\x06losses\x18\x03 \x01(\x05\x12\x0c\n\x04\x65lo0\x18\x04 \x01(\x01\x12\x0c\n\x04\x65lo1\x18\x05 \x01(\x01\x12\r\n\x05\x61lpha\x18\x06 \x01(\x01\x12\x0c\n\x04\x62\x65ta\x18\x07 \x01(\x01\x12\r\n\x05model\x18\x08 \x01(\t\x12\x0b\n\x03llr\x18\t \x01(\x01\x12\r\n\x05lower\x18\n \x01(\x01\x12\r\n\x05upper\x18\x0b \x01(\x01\x12\x10\n\x08\x64\x65\x63ision\x18\x0c \x01(\t\"\xe6\x01\n\tStandings\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x0e\n\x06played\x18\x03 \x01(\x05\x12\r\n\x05total\x18\x04 \x01(\x05\x12\x10\n\x08\x66inished\x18\x05 \x01(\x08\x12(\n\x04rows\x18\x06 \x03(\x0b\x32\x1a.cardgames.v1.StandingsRow\x12\x31\n\ncrosstable\x18\x07 \x03(\x0b\x32\x1d.cardgames.v1.CrosstableEntry\x12&\n\x04sprt\x18\x08 \x01(\x0b\x32\x18.cardgames.v1.SprtResult2\xe2\x03\n\x11TournamentService\x12\x61\n\x10\x43reateTournament\x12%.cardgames.v1.CreateTournamentRequest\x1a&.cardgames.v1.CreateTournamentResponse\x12^\n\x0fRegisterEntrant\x12$.cardgames.v1.RegisterEntrantRequest\x1a%.cardgames.v1.RegisterEntrantResponse\x12T\n\x0b\x41ssignments\x12 .cardgames.v1.AssignmentsRequest\x1a!.cardgames.v1.AssignmentsResponse0\x01\x12U\n\x0cGetStandings\x12!.cardgames.v1.GetStandingsRequest\x1a\".cardgames.v1.GetStandingsResponse\x12]\n\x0eWatchStandings\x12#.cardgames.v1.WatchStandingsRequest\x1a$.cardgames.v1.WatchStandingsResponse0\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1d\x63\x61rdgames/v1/tournament.proto\x12\x0c\x63\x61rdgames.v1\x1a\x1f\x63\x61rdgames/v1/game_service.proto\"n\n\nMatchClock\x12\x0f\n\x07move_ms\x18\x01 \x01(\x03\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\x03\x12\x12\n\non_timeout\x18\x03 \x01(\t\x12\x19\n\x0creconnect_ms\x18\x04 \x01(\x03H\x00\x88\x01\x01\x42\x0f\n\r_reconnect_ms\"\xa0\x02\n\x17\x43reateTournamentRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x10\n\x08\x65ntrants\x18\x02 \x03(\t\x12\x14\n\x07players\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12&\n\x07options\x18\x04 \x01(\x0b\x32\x15.cardgames.v1.Options\x12\x14\n\x07matches\x18\x05 \x01(\x05H\x01\x88\x01\x01\x12\x11\n\tduplicate\x18\x06 \x01(\x08\x12\x11\n\x04seed\x18\x07 \x01(\tH\x02\x88\x01\x01\x12\'\n\x05\x63lock\x18\x08 \x01(\x0b\x32\x18.cardgames.v1.MatchClock\x12\x10\n\x08parallel\x18\t \x01(\x05\x12\x0f\n\x07trusted\x18\n \x01(\x08\x42\n\n\x08_playersB\n\n\x08_matchesB\x07\n\x05_seed\"\x91\x01\n\x18\x43reateTournamentResponse\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x0f\n\x07matches\x18\x02 \x01(\x05\x12\x17\n\x0fseed_commitment\x18\x03 \x01(\t\x12\x34\n\x0b\x63redentials\x18\x04 \x03(\x0b\x32\x1f.cardgames.v1.EntrantCredential\"5\n\x11\x45ntrantCredential\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x12\n\ncredential\x18\x02 \x01(\t\"Q\n\x16RegisterEntrantRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x12\n\ncredential\x18\x03 \x01(\t\"0\n\x17RegisterEntrantResponse\x12\x15\n\rentrant_token\x18\x01 \x01(\t\"+\n\x12\x41ssignmentsRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\"\x8e\x01\n\x13\x41ssignmentsResponse\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x10\n\x08match_no\x18\x02 \x01(\x05\x12\x0f\n\x07game_id\x18\x03 \x01(\t\x12\x0c\n\x04game\x18\x04 \x01(\t\x12\x0c\n\x04seat\x18\x05 \x01(\x05\x12\x12\n\nseat_token\x18\x06 \x01(\t\x12\r\n\x05seats\x18\x07 \x03(\t\",\n\x13GetStandingsRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\"B\n\x14GetStandingsResponse\x12*\n\tstandings\x18\x01 \x01(\x0b\x32\x17.cardgames.v1.Standings\".\n\x15WatchStandingsRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\"D\n\x16WatchStandingsResponse\x12*\n\tstandings\x18\x01 \x01(\x0b\x32\x17.cardgames.v1.Standings\"\xe4\x01\n\x0cStandingsRow\x12\x0c\n\x04rank\x18\x01 \x01(\x05\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0b\n\x03\x62ot\x18\x03 \x01(\t\x12\x0f\n\x07matches\x18\x04 \x01(\x05\x12\x0c\n\x04wins\x18\x05 \x01(\x05\x12\r\n\x05\x64raws\x18\x06 \x01(\x05\x12\x0e\n\x06losses\x18\x07 \x01(\x05\x12\x0e\n\x06points\x18\x08 \x01(\x01\x12\r\n\x05score\x18\t \x01(\x01\x12\n\n\x02mu\x18\n \x01(\x01\x12\r\n\x05sigma\x18\x0b \x01(\x01\x12\x0f\n\x07ordinal\x18\x0c \x01(\x01\x12\x10\n\x08\x66orfeits\x18\r \x01(\x05\x12\x10\n\x08timeouts\x18\x0e \x01(\x05\"a\n\x0f\x43rosstableEntry\x12\x0f\n\x07\x65ntrant\x18\x01 \x01(\t\x12\x10\n\x08opponent\x18\x02 \x01(\t\x12\x0c\n\x04wins\x18\x03 \x01(\x05\x12\r\n\x05\x64raws\x18\x04 \x01(\x05\x12\x0e\n\x06losses\x18\x05 \x01(\x05\"\xbe\x01\n\nSprtResult\x12\x0c\n\x04wins\x18\x01 \x01(\x05\x12\r\n\x05\x64raws\x18\x02 \x01(\x05\x12\x0e\n\x06losses\x18\x03 \x01(\x05\x12\x0c\n\x04\x65lo0\x18\x04 \x01(\x01\x12\x0c\n\x04\x65lo1\x18\x05 \x01(\x01\x12\r\n\x05\x61lpha\x18\x06 \x01(\x01\x12\x0c\n\x04\x62\x65ta\x18\x07 \x01(\x01\x12\r\n\x05model\x18\x08 \x01(\t\x12\x0b\n\x03llr\x18\t \x01(\x01\x12\r\n\x05lower\x18\n \x01(\x01\x12\r\n\x05upper\x18\x0b \x01(\x01\x12\x10\n\x08\x64\x65\x63ision\x18\x0c \x01(\t\"\x8d\x02\n\tStandings\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x0e\n\x06played\x18\x03 \x01(\x05\x12\r\n\x05total\x18\x04 \x01(\x05\x12\x10\n\x08\x66inished\x18\x05 \x01(\x08\x12(\n\x04rows\x18\x06 \x03(\x0b\x32\x1a.cardgames.v1.StandingsRow\x12\x31\n\ncrosstable\x18\x07 \x03(\x0b\x32\x1d.cardgames.v1.CrosstableEntry\x12&\n\x04sprt\x18\x08 \x01(\x0b\x32\x18.cardgames.v1.SprtResult\x12\x17\n\x0fseed_commitment\x18\t \x01(\t\x12\x0c\n\x04seed\x18\n \x01(\t\"-\n\x14GetTournamentRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\"E\n\x15GetTournamentResponse\x12,\n\ntournament\x18\x01 \x01(\x0b\x32\x18.cardgames.v1.Tournament\".\n\x11TournamentEntrant\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0b\n\x03\x62ot\x18\x02 \x01(\t\"\x97\x01\n\x0fTournamentMatch\x12\x10\n\x08match_no\x18\x01 \x01(\x05\x12\x0f\n\x07\x64\x65\x61l_no\x18\x02 \x01(\x05\x12\x10\n\x08table_no\x18\x03 \x01(\x05\x12\x10\n\x08rotation\x18\x04 \x01(\x05\x12\r\n\x05seats\x18\x05 \x03(\t\x12\x0e\n\x06status\x18\x06 \x01(\t\x12\x0f\n\x07game_id\x18\x07 \x01(\t\x12\r\n\x05ranks\x18\x08 \x03(\x05\"\xa4\x02\n\nTournament\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x0f\n\x07players\x18\x03 \x01(\x05\x12\x31\n\x08\x65ntrants\x18\x04 \x03(\x0b\x32\x1f.cardgames.v1.TournamentEntrant\x12\x11\n\tduplicate\x18\x05 \x01(\x08\x12\x0e\n\x06scheme\x18\x06 \x01(\t\x12\x0f\n\x07trusted\x18\x07 \x01(\x08\x12\x10\n\x08parallel\x18\x08 \x01(\x05\x12\x17\n\x0fseed_commitment\x18\t \x01(\t\x12\x10\n\x08\x66inished\x18\n \x01(\x08\x12\x0c\n\x04seed\x18\x0b \x01(\t\x12.\n\x07matches\x18\x0c \x03(\x0b\x32\x1d.cardgames.v1.TournamentMatch2\xbc\x04\n\x11TournamentService\x12\x61\n\x10\x43reateTournament\x12%.cardgames.v1.CreateTournamentRequest\x1a&.cardgames.v1.CreateTournamentResponse\x12^\n\x0fRegisterEntrant\x12$.cardgames.v1.RegisterEntrantRequest\x1a%.cardgames.v1.RegisterEntrantResponse\x12T\n\x0b\x41ssignments\x12 .cardgames.v1.AssignmentsRequest\x1a!.cardgames.v1.AssignmentsResponse0\x01\x12U\n\x0cGetStandings\x12!.cardgames.v1.GetStandingsRequest\x1a\".cardgames.v1.GetStandingsResponse\x12]\n\x0eWatchStandings\x12#.cardgames.v1.WatchStandingsRequest\x1a$.cardgames.v1.WatchStandingsResponse0\x01\x12X\n\rGetTournament\x12\".cardgames.v1.GetTournamentRequest\x1a#.cardgames.v1.GetTournamentResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,33 +35,45 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_MATCHCLOCK']._serialized_start=80
   _globals['_MATCHCLOCK']._serialized_end=190
   _globals['_CREATETOURNAMENTREQUEST']._serialized_start=193
-  _globals['_CREATETOURNAMENTREQUEST']._serialized_end=464
-  _globals['_CREATETOURNAMENTRESPONSE']._serialized_start=466
-  _globals['_CREATETOURNAMENTRESPONSE']._serialized_end=532
-  _globals['_REGISTERENTRANTREQUEST']._serialized_start=534
-  _globals['_REGISTERENTRANTREQUEST']._serialized_end=595
-  _globals['_REGISTERENTRANTRESPONSE']._serialized_start=597
-  _globals['_REGISTERENTRANTRESPONSE']._serialized_end=645
-  _globals['_ASSIGNMENTSREQUEST']._serialized_start=647
-  _globals['_ASSIGNMENTSREQUEST']._serialized_end=690
-  _globals['_ASSIGNMENTSRESPONSE']._serialized_start=693
-  _globals['_ASSIGNMENTSRESPONSE']._serialized_end=835
-  _globals['_GETSTANDINGSREQUEST']._serialized_start=837
-  _globals['_GETSTANDINGSREQUEST']._serialized_end=881
-  _globals['_GETSTANDINGSRESPONSE']._serialized_start=883
-  _globals['_GETSTANDINGSRESPONSE']._serialized_end=949
-  _globals['_WATCHSTANDINGSREQUEST']._serialized_start=951
-  _globals['_WATCHSTANDINGSREQUEST']._serialized_end=997
-  _globals['_WATCHSTANDINGSRESPONSE']._serialized_start=999
-  _globals['_WATCHSTANDINGSRESPONSE']._serialized_end=1067
-  _globals['_STANDINGSROW']._serialized_start=1070
-  _globals['_STANDINGSROW']._serialized_end=1298
-  _globals['_CROSSTABLEENTRY']._serialized_start=1300
-  _globals['_CROSSTABLEENTRY']._serialized_end=1397
-  _globals['_SPRTRESULT']._serialized_start=1400
-  _globals['_SPRTRESULT']._serialized_end=1590
-  _globals['_STANDINGS']._serialized_start=1593
-  _globals['_STANDINGS']._serialized_end=1823
-  _globals['_TOURNAMENTSERVICE']._serialized_start=1826
-  _globals['_TOURNAMENTSERVICE']._serialized_end=2308
+  _globals['_CREATETOURNAMENTREQUEST']._serialized_end=481
+  _globals['_CREATETOURNAMENTRESPONSE']._serialized_start=484
+  _globals['_CREATETOURNAMENTRESPONSE']._serialized_end=629
+  _globals['_ENTRANTCREDENTIAL']._serialized_start=631
+  _globals['_ENTRANTCREDENTIAL']._serialized_end=684
+  _globals['_REGISTERENTRANTREQUEST']._serialized_start=686
+  _globals['_REGISTERENTRANTREQUEST']._serialized_end=767
+  _globals['_REGISTERENTRANTRESPONSE']._serialized_start=769
+  _globals['_REGISTERENTRANTRESPONSE']._serialized_end=817
+  _globals['_ASSIGNMENTSREQUEST']._serialized_start=819
+  _globals['_ASSIGNMENTSREQUEST']._serialized_end=862
+  _globals['_ASSIGNMENTSRESPONSE']._serialized_start=865
+  _globals['_ASSIGNMENTSRESPONSE']._serialized_end=1007
+  _globals['_GETSTANDINGSREQUEST']._serialized_start=1009
+  _globals['_GETSTANDINGSREQUEST']._serialized_end=1053
+  _globals['_GETSTANDINGSRESPONSE']._serialized_start=1055
+  _globals['_GETSTANDINGSRESPONSE']._serialized_end=1121
+  _globals['_WATCHSTANDINGSREQUEST']._serialized_start=1123
+  _globals['_WATCHSTANDINGSREQUEST']._serialized_end=1169
+  _globals['_WATCHSTANDINGSRESPONSE']._serialized_start=1171
+  _globals['_WATCHSTANDINGSRESPONSE']._serialized_end=1239
+  _globals['_STANDINGSROW']._serialized_start=1242
+  _globals['_STANDINGSROW']._serialized_end=1470
+  _globals['_CROSSTABLEENTRY']._serialized_start=1472
+  _globals['_CROSSTABLEENTRY']._serialized_end=1569
+  _globals['_SPRTRESULT']._serialized_start=1572
+  _globals['_SPRTRESULT']._serialized_end=1762
+  _globals['_STANDINGS']._serialized_start=1765
+  _globals['_STANDINGS']._serialized_end=2034
+  _globals['_GETTOURNAMENTREQUEST']._serialized_start=2036
+  _globals['_GETTOURNAMENTREQUEST']._serialized_end=2081
+  _globals['_GETTOURNAMENTRESPONSE']._serialized_start=2083
+  _globals['_GETTOURNAMENTRESPONSE']._serialized_end=2152
+  _globals['_TOURNAMENTENTRANT']._serialized_start=2154
+  _globals['_TOURNAMENTENTRANT']._serialized_end=2200
+  _globals['_TOURNAMENTMATCH']._serialized_start=2203
+  _globals['_TOURNAMENTMATCH']._serialized_end=2354
+  _globals['_TOURNAMENT']._serialized_start=2357
+  _globals['_TOURNAMENT']._serialized_end=2649
+  _globals['_TOURNAMENTSERVICE']._serialized_start=2652
+  _globals['_TOURNAMENTSERVICE']._serialized_end=3224
 # @@protoc_insertion_point(module_scope)

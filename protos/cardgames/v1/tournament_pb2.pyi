@@ -5,13 +5,22 @@ Headless tournaments between built-in and remote bots.
 
 A tournament is created with its game, its entrants and its format; each entrant
 is a built-in bot ("random", "heuristic", "ismcts", or "NAME=KIND") or a remote one
-(any other name), which calls RegisterEntrant once to get its secret entrant token,
-then follows Assignments (token in the `cardgames-token` metadata): one message per
-seat it must play, with that seat's token for BotService.Decisions and
+(any other name). CreateTournament returns a secret credential for each remote
+entrant (once); the entrant calls RegisterEntrant with it to get its secret entrant
+token, then follows Assignments (token in the `cardgames-token` metadata): one message
+per seat it must play, with that seat's token for BotService.Decisions and
 GameService.SubmitCommand. The matches start once every remote entrant has
 registered. Errors are rich, as GameService's (google.rpc.ErrorInfo, domain
-"cardgames"): TOURNAMENT_NOT_FOUND, INVALID_TOURNAMENT, UNKNOWN_ENTRANT,
-ALREADY_REGISTERED, ENTRANT_TOKEN_INVALID, TOKEN_REQUIRED, UNKNOWN_GAME, INVALID_OPTIONS.
+"cardgames"): TOURNAMENT_NOT_FOUND, INVALID_TOURNAMENT, FIELD_TOO_SMALL, UNKNOWN_ENTRANT,
+CREDENTIAL_REQUIRED and CREDENTIAL_INVALID (PERMISSION_DENIED), ENTRANT_TOKEN_INVALID,
+ENTRANT_SUPERSEDED, TOKEN_REQUIRED, UNKNOWN_GAME, INVALID_OPTIONS.
+
+Duplicate deals cannot be gamed: with a remote entrant, a deal's rotations are played by
+entrants that are all different (no entrant plays a deal twice), unless the tournament
+is created `trusted`; and a match's seed, shuffles and hands show (in its log, views
+and streams) only once every match of its deal is over. The tournament's seed is
+committed at creation (`seed_commitment`) and shown once it is over; deal d's seed is
+sha256("<seed>:<d>") in hex (docs/tournaments.md).
 """
 
 from cardgames.v1 import game_service_pb2 as _game_service_pb2
@@ -77,6 +86,7 @@ class CreateTournamentRequest(_message.Message):
     SEED_FIELD_NUMBER: _builtins.int
     CLOCK_FIELD_NUMBER: _builtins.int
     PARALLEL_FIELD_NUMBER: _builtins.int
+    TRUSTED_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     """"all_fours", "seep" or "contract_rummy"."""
     players: _builtins.int
@@ -88,6 +98,12 @@ class CreateTournamentRequest(_message.Message):
     """64 hex digits; unset for a random one."""
     parallel: _builtins.int
     """Matches played at once (default 1)."""
+    trusted: _builtins.bool
+    """With duplicate deals and a remote entrant: let the same entrants play every rotation
+    of a deal (each then sees a deal from every side). Unset, a deal's rotations go to
+    entrants that are all different, which takes sides * sides entrants (FIELD_TOO_SMALL
+    otherwise). Built-in entrants always play a deal's rotations among themselves.
+    """
     @_builtins.property
     def entrants(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """"random", "heuristic", "ismcts", "NAME=KIND" (built-in) or a remote entrant's name."""
@@ -110,10 +126,11 @@ class CreateTournamentRequest(_message.Message):
         seed: _builtins.str | None = ...,
         clock: Global___MatchClock | None = ...,
         parallel: _builtins.int = ...,
+        trusted: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_matches", b"_matches", "_players", b"_players", "_seed", b"_seed", "clock", b"clock", "matches", b"matches", "options", b"options", "players", b"players", "seed", b"seed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_matches", b"_matches", "_players", b"_players", "_seed", b"_seed", "clock", b"clock", "duplicate", b"duplicate", "entrants", b"entrants", "game", b"game", "matches", b"matches", "options", b"options", "parallel", b"parallel", "players", b"players", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_matches", b"_matches", "_players", b"_players", "_seed", b"_seed", "clock", b"clock", "duplicate", b"duplicate", "entrants", b"entrants", "game", b"game", "matches", b"matches", "options", b"options", "parallel", b"parallel", "players", b"players", "seed", b"seed", "trusted", b"trusted"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__matches: _TypeAlias = _typing.Literal["matches"]  # noqa: Y015
     _WhichOneofArgType__matches: _TypeAlias = _typing.Literal["_matches", b"_matches"]  # noqa: Y015
@@ -136,22 +153,54 @@ class CreateTournamentResponse(_message.Message):
 
     TOURNAMENT_ID_FIELD_NUMBER: _builtins.int
     MATCHES_FIELD_NUMBER: _builtins.int
+    SEED_COMMITMENT_FIELD_NUMBER: _builtins.int
+    CREDENTIALS_FIELD_NUMBER: _builtins.int
     tournament_id: _builtins.str
     matches: _builtins.int
     """The number of matches in the schedule."""
+    seed_commitment: _builtins.str
+    """sha256 of the tournament's seed, in hex: the seed is shown once the tournament is over."""
+    @_builtins.property
+    def credentials(self) -> _containers.RepeatedCompositeFieldContainer[Global___EntrantCredential]:
+        """Each remote entrant's secret credential for RegisterEntrant (shown only here)."""
+
     def __init__(
         self,
         *,
         tournament_id: _builtins.str = ...,
         matches: _builtins.int = ...,
+        seed_commitment: _builtins.str = ...,
+        credentials: _abc.Iterable[Global___EntrantCredential] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["matches", b"matches", "tournament_id", b"tournament_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["credentials", b"credentials", "matches", b"matches", "seed_commitment", b"seed_commitment", "tournament_id", b"tournament_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___CreateTournamentResponse: _TypeAlias = CreateTournamentResponse  # noqa: Y015
+
+@_typing.final
+class EntrantCredential(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    CREDENTIAL_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    credential: _builtins.str
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        credential: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["credential", b"credential", "name", b"name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___EntrantCredential: _TypeAlias = EntrantCredential  # noqa: Y015
 
 @_typing.final
 class RegisterEntrantRequest(_message.Message):
@@ -159,17 +208,21 @@ class RegisterEntrantRequest(_message.Message):
 
     TOURNAMENT_ID_FIELD_NUMBER: _builtins.int
     NAME_FIELD_NUMBER: _builtins.int
+    CREDENTIAL_FIELD_NUMBER: _builtins.int
     tournament_id: _builtins.str
     name: _builtins.str
+    credential: _builtins.str
+    """The credential from CreateTournamentResponse.credentials."""
     def __init__(
         self,
         *,
         tournament_id: _builtins.str = ...,
         name: _builtins.str = ...,
+        credential: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "tournament_id", b"tournament_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["credential", b"credential", "name", b"name", "tournament_id", b"tournament_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -499,12 +552,17 @@ class Standings(_message.Message):
     ROWS_FIELD_NUMBER: _builtins.int
     CROSSTABLE_FIELD_NUMBER: _builtins.int
     SPRT_FIELD_NUMBER: _builtins.int
+    SEED_COMMITMENT_FIELD_NUMBER: _builtins.int
+    SEED_FIELD_NUMBER: _builtins.int
     tournament_id: _builtins.str
     game: _builtins.str
     played: _builtins.int
     """Matches finished, and in the schedule."""
     total: _builtins.int
     finished: _builtins.bool
+    seed_commitment: _builtins.str
+    """sha256 of the tournament's seed, in hex; the seed itself once the tournament is over."""
+    seed: _builtins.str
     @_builtins.property
     def rows(self) -> _containers.RepeatedCompositeFieldContainer[Global___StandingsRow]: ...
     @_builtins.property
@@ -524,11 +582,185 @@ class Standings(_message.Message):
         rows: _abc.Iterable[Global___StandingsRow] | None = ...,
         crosstable: _abc.Iterable[Global___CrosstableEntry] | None = ...,
         sprt: Global___SprtResult | None = ...,
+        seed_commitment: _builtins.str = ...,
+        seed: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["sprt", b"sprt"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["crosstable", b"crosstable", "finished", b"finished", "game", b"game", "played", b"played", "rows", b"rows", "sprt", b"sprt", "total", b"total", "tournament_id", b"tournament_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["crosstable", b"crosstable", "finished", b"finished", "game", b"game", "played", b"played", "rows", b"rows", "seed", b"seed", "seed_commitment", b"seed_commitment", "sprt", b"sprt", "total", b"total", "tournament_id", b"tournament_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Standings: _TypeAlias = Standings  # noqa: Y015
+
+@_typing.final
+class GetTournamentRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOURNAMENT_ID_FIELD_NUMBER: _builtins.int
+    tournament_id: _builtins.str
+    def __init__(
+        self,
+        *,
+        tournament_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["tournament_id", b"tournament_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetTournamentRequest: _TypeAlias = GetTournamentRequest  # noqa: Y015
+
+@_typing.final
+class GetTournamentResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOURNAMENT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def tournament(self) -> Global___Tournament: ...
+    def __init__(
+        self,
+        *,
+        tournament: Global___Tournament | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["tournament", b"tournament"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["tournament", b"tournament"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetTournamentResponse: _TypeAlias = GetTournamentResponse  # noqa: Y015
+
+@_typing.final
+class TournamentEntrant(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    bot: _builtins.str
+    """The built-in bot; empty for a remote entrant."""
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        bot: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "name", b"name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TournamentEntrant: _TypeAlias = TournamentEntrant  # noqa: Y015
+
+@_typing.final
+class TournamentMatch(_message.Message):
+    """One match of the schedule."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCH_NO_FIELD_NUMBER: _builtins.int
+    DEAL_NO_FIELD_NUMBER: _builtins.int
+    TABLE_NO_FIELD_NUMBER: _builtins.int
+    ROTATION_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    RANKS_FIELD_NUMBER: _builtins.int
+    match_no: _builtins.int
+    deal_no: _builtins.int
+    """Deal `deal_no`'s seed is sha256("<tournament seed>:<deal_no>") in hex."""
+    table_no: _builtins.int
+    rotation: _builtins.int
+    status: _builtins.str
+    """"waiting", "playing" or "finished"."""
+    game_id: _builtins.str
+    """Set once every match of its deal is over (its log then shows its seed and every hand)."""
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The entrant playing each seat, seat 0 first."""
+
+    @_builtins.property
+    def ranks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Per seat, 0 best (once finished)."""
+
+    def __init__(
+        self,
+        *,
+        match_no: _builtins.int = ...,
+        deal_no: _builtins.int = ...,
+        table_no: _builtins.int = ...,
+        rotation: _builtins.int = ...,
+        seats: _abc.Iterable[_builtins.str] | None = ...,
+        status: _builtins.str = ...,
+        game_id: _builtins.str = ...,
+        ranks: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deal_no", b"deal_no", "game_id", b"game_id", "match_no", b"match_no", "ranks", b"ranks", "rotation", b"rotation", "seats", b"seats", "status", b"status", "table_no", b"table_no"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TournamentMatch: _TypeAlias = TournamentMatch  # noqa: Y015
+
+@_typing.final
+class Tournament(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOURNAMENT_ID_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    PLAYERS_FIELD_NUMBER: _builtins.int
+    ENTRANTS_FIELD_NUMBER: _builtins.int
+    DUPLICATE_FIELD_NUMBER: _builtins.int
+    SCHEME_FIELD_NUMBER: _builtins.int
+    TRUSTED_FIELD_NUMBER: _builtins.int
+    PARALLEL_FIELD_NUMBER: _builtins.int
+    SEED_COMMITMENT_FIELD_NUMBER: _builtins.int
+    FINISHED_FIELD_NUMBER: _builtins.int
+    SEED_FIELD_NUMBER: _builtins.int
+    MATCHES_FIELD_NUMBER: _builtins.int
+    tournament_id: _builtins.str
+    game: _builtins.str
+    players: _builtins.int
+    duplicate: _builtins.bool
+    scheme: _builtins.str
+    """How duplicate deals are spread: "disjoint" (a deal's rotations to entrants that are
+    all different), "table" (among the entrants of one table), "shared" (older tournaments).
+    """
+    trusted: _builtins.bool
+    parallel: _builtins.int
+    seed_commitment: _builtins.str
+    """sha256 of the tournament's seed, in hex, from its creation."""
+    finished: _builtins.bool
+    seed: _builtins.str
+    """The tournament's seed, once it is over."""
+    @_builtins.property
+    def entrants(self) -> _containers.RepeatedCompositeFieldContainer[Global___TournamentEntrant]: ...
+    @_builtins.property
+    def matches(self) -> _containers.RepeatedCompositeFieldContainer[Global___TournamentMatch]: ...
+    def __init__(
+        self,
+        *,
+        tournament_id: _builtins.str = ...,
+        game: _builtins.str = ...,
+        players: _builtins.int = ...,
+        entrants: _abc.Iterable[Global___TournamentEntrant] | None = ...,
+        duplicate: _builtins.bool = ...,
+        scheme: _builtins.str = ...,
+        trusted: _builtins.bool = ...,
+        parallel: _builtins.int = ...,
+        seed_commitment: _builtins.str = ...,
+        finished: _builtins.bool = ...,
+        seed: _builtins.str = ...,
+        matches: _abc.Iterable[Global___TournamentMatch] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["duplicate", b"duplicate", "entrants", b"entrants", "finished", b"finished", "game", b"game", "matches", b"matches", "parallel", b"parallel", "players", b"players", "scheme", b"scheme", "seed", b"seed", "seed_commitment", b"seed_commitment", "tournament_id", b"tournament_id", "trusted", b"trusted"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Tournament: _TypeAlias = Tournament  # noqa: Y015

@@ -59,6 +59,11 @@ class TournamentServiceStub:
                 request_serializer=cardgames_dot_v1_dot_tournament__pb2.WatchStandingsRequest.SerializeToString,
                 response_deserializer=cardgames_dot_v1_dot_tournament__pb2.WatchStandingsResponse.FromString,
                 _registered_method=True)
+        self.GetTournament = channel.unary_unary(
+                '/cardgames.v1.TournamentService/GetTournament',
+                request_serializer=cardgames_dot_v1_dot_tournament__pb2.GetTournamentRequest.SerializeToString,
+                response_deserializer=cardgames_dot_v1_dot_tournament__pb2.GetTournamentResponse.FromString,
+                _registered_method=True)
 
 
 class TournamentServiceServicer:
@@ -72,7 +77,9 @@ class TournamentServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def RegisterEntrant(self, request, context):
-        """Register a remote entrant named at creation; returns its secret token (shown once).
+        """Register a remote entrant named at creation, with its credential; returns its secret
+        token (shown once). Registering again (after a crash) gives a new token: the old one
+        stops working, and the entrant's open matches are assigned to the new one.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -95,6 +102,14 @@ class TournamentServiceServicer:
 
     def WatchStandings(self, request, context):
         """The standings now, then after every finished match; ends with the tournament.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetTournament(self, request, context):
+        """The settings, the seed commitment (the seed once over) and every match, with its game id
+        once every match of its deal is over.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -127,6 +142,11 @@ def add_TournamentServiceServicer_to_server(servicer, server):
                     servicer.WatchStandings,
                     request_deserializer=cardgames_dot_v1_dot_tournament__pb2.WatchStandingsRequest.FromString,
                     response_serializer=cardgames_dot_v1_dot_tournament__pb2.WatchStandingsResponse.SerializeToString,
+            ),
+            'GetTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetTournament,
+                    request_deserializer=cardgames_dot_v1_dot_tournament__pb2.GetTournamentRequest.FromString,
+                    response_serializer=cardgames_dot_v1_dot_tournament__pb2.GetTournamentResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -264,6 +284,33 @@ class TournamentService:
             '/cardgames.v1.TournamentService/WatchStandings',
             cardgames_dot_v1_dot_tournament__pb2.WatchStandingsRequest.SerializeToString,
             cardgames_dot_v1_dot_tournament__pb2.WatchStandingsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardgames.v1.TournamentService/GetTournament',
+            cardgames_dot_v1_dot_tournament__pb2.GetTournamentRequest.SerializeToString,
+            cardgames_dot_v1_dot_tournament__pb2.GetTournamentResponse.FromString,
             options,
             channel_credentials,
             insecure,

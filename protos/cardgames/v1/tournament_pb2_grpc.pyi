@@ -5,13 +5,22 @@ Headless tournaments between built-in and remote bots.
 
 A tournament is created with its game, its entrants and its format; each entrant
 is a built-in bot ("random", "heuristic", "ismcts", or "NAME=KIND") or a remote one
-(any other name), which calls RegisterEntrant once to get its secret entrant token,
-then follows Assignments (token in the `cardgames-token` metadata): one message per
-seat it must play, with that seat's token for BotService.Decisions and
+(any other name). CreateTournament returns a secret credential for each remote
+entrant (once); the entrant calls RegisterEntrant with it to get its secret entrant
+token, then follows Assignments (token in the `cardgames-token` metadata): one message
+per seat it must play, with that seat's token for BotService.Decisions and
 GameService.SubmitCommand. The matches start once every remote entrant has
 registered. Errors are rich, as GameService's (google.rpc.ErrorInfo, domain
-"cardgames"): TOURNAMENT_NOT_FOUND, INVALID_TOURNAMENT, UNKNOWN_ENTRANT,
-ALREADY_REGISTERED, ENTRANT_TOKEN_INVALID, TOKEN_REQUIRED, UNKNOWN_GAME, INVALID_OPTIONS.
+"cardgames"): TOURNAMENT_NOT_FOUND, INVALID_TOURNAMENT, FIELD_TOO_SMALL, UNKNOWN_ENTRANT,
+CREDENTIAL_REQUIRED and CREDENTIAL_INVALID (PERMISSION_DENIED), ENTRANT_TOKEN_INVALID,
+ENTRANT_SUPERSEDED, TOKEN_REQUIRED, UNKNOWN_GAME, INVALID_OPTIONS.
+
+Duplicate deals cannot be gamed: with a remote entrant, a deal's rotations are played by
+entrants that are all different (no entrant plays a deal twice), unless the tournament
+is created `trusted`; and a match's seed, shuffles and hands show (in its log, views
+and streams) only once every match of its deal is over. The tournament's seed is
+committed at creation (`seed_commitment`) and shown once it is over; deal d's seed is
+sha256("<seed>:<d>") in hex (docs/tournaments.md).
 """
 
 from cardgames.v1 import tournament_pb2 as _tournament_pb2
@@ -45,7 +54,10 @@ class TournamentServiceStub:
     CreateTournament: _grpc.UnaryUnaryMultiCallable[_tournament_pb2.CreateTournamentRequest, _tournament_pb2.CreateTournamentResponse]
     """Create a tournament; its runner starts at once (and waits for remote entrants)."""
     RegisterEntrant: _grpc.UnaryUnaryMultiCallable[_tournament_pb2.RegisterEntrantRequest, _tournament_pb2.RegisterEntrantResponse]
-    """Register a remote entrant named at creation; returns its secret token (shown once)."""
+    """Register a remote entrant named at creation, with its credential; returns its secret
+    token (shown once). Registering again (after a crash) gives a new token: the old one
+    stops working, and the entrant's open matches are assigned to the new one.
+    """
     Assignments: _grpc.UnaryStreamMultiCallable[_tournament_pb2.AssignmentsRequest, _tournament_pb2.AssignmentsResponse]
     """The entrant's open match assignments, then each new one; ends with the tournament.
     A reconnecting entrant is sent its open assignments again.
@@ -54,6 +66,10 @@ class TournamentServiceStub:
     """The standings, crosstable, ratings and (two entrants) the SPRT."""
     WatchStandings: _grpc.UnaryStreamMultiCallable[_tournament_pb2.WatchStandingsRequest, _tournament_pb2.WatchStandingsResponse]
     """The standings now, then after every finished match; ends with the tournament."""
+    GetTournament: _grpc.UnaryUnaryMultiCallable[_tournament_pb2.GetTournamentRequest, _tournament_pb2.GetTournamentResponse]
+    """The settings, the seed commitment (the seed once over) and every match, with its game id
+    once every match of its deal is over.
+    """
 
 @_typing.type_check_only
 class TournamentServiceAsyncStub(TournamentServiceStub):
@@ -61,7 +77,10 @@ class TournamentServiceAsyncStub(TournamentServiceStub):
     CreateTournament: _aio.UnaryUnaryMultiCallable[_tournament_pb2.CreateTournamentRequest, _tournament_pb2.CreateTournamentResponse]  # type: ignore[assignment]
     """Create a tournament; its runner starts at once (and waits for remote entrants)."""
     RegisterEntrant: _aio.UnaryUnaryMultiCallable[_tournament_pb2.RegisterEntrantRequest, _tournament_pb2.RegisterEntrantResponse]  # type: ignore[assignment]
-    """Register a remote entrant named at creation; returns its secret token (shown once)."""
+    """Register a remote entrant named at creation, with its credential; returns its secret
+    token (shown once). Registering again (after a crash) gives a new token: the old one
+    stops working, and the entrant's open matches are assigned to the new one.
+    """
     Assignments: _aio.UnaryStreamMultiCallable[_tournament_pb2.AssignmentsRequest, _tournament_pb2.AssignmentsResponse]  # type: ignore[assignment]
     """The entrant's open match assignments, then each new one; ends with the tournament.
     A reconnecting entrant is sent its open assignments again.
@@ -70,6 +89,10 @@ class TournamentServiceAsyncStub(TournamentServiceStub):
     """The standings, crosstable, ratings and (two entrants) the SPRT."""
     WatchStandings: _aio.UnaryStreamMultiCallable[_tournament_pb2.WatchStandingsRequest, _tournament_pb2.WatchStandingsResponse]  # type: ignore[assignment]
     """The standings now, then after every finished match; ends with the tournament."""
+    GetTournament: _aio.UnaryUnaryMultiCallable[_tournament_pb2.GetTournamentRequest, _tournament_pb2.GetTournamentResponse]  # type: ignore[assignment]
+    """The settings, the seed commitment (the seed once over) and every match, with its game id
+    once every match of its deal is over.
+    """
 
 class TournamentServiceServicer(metaclass=_abc_1.ABCMeta):
     @_abc_1.abstractmethod
@@ -86,7 +109,10 @@ class TournamentServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _tournament_pb2.RegisterEntrantRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_tournament_pb2.RegisterEntrantResponse, _abc.Awaitable[_tournament_pb2.RegisterEntrantResponse]]:
-        """Register a remote entrant named at creation; returns its secret token (shown once)."""
+        """Register a remote entrant named at creation, with its credential; returns its secret
+        token (shown once). Registering again (after a crash) gives a new token: the old one
+        stops working, and the entrant's open matches are assigned to the new one.
+        """
 
     @_abc_1.abstractmethod
     def Assignments(
@@ -113,5 +139,15 @@ class TournamentServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_tournament_pb2.WatchStandingsResponse], _abc.AsyncIterator[_tournament_pb2.WatchStandingsResponse]]:
         """The standings now, then after every finished match; ends with the tournament."""
+
+    @_abc_1.abstractmethod
+    def GetTournament(
+        self,
+        request: _tournament_pb2.GetTournamentRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_tournament_pb2.GetTournamentResponse, _abc.Awaitable[_tournament_pb2.GetTournamentResponse]]:
+        """The settings, the seed commitment (the seed once over) and every match, with its game id
+        once every match of its deal is over.
+        """
 
 def add_TournamentServiceServicer_to_server(servicer: TournamentServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
