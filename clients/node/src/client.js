@@ -8,7 +8,8 @@
 // A bot needs three calls, all here: `decisions(gameId, seatToken)` (one message per decision
 // of the seat: its view, its legal commands, its clock), `submit(gameId, seatToken, command,
 // sequence)` (send one of the legal commands back as it came) and, in a tournament,
-// `register` and `assignments`. `playSeat` and `playTournament` run the whole loop.
+// `register` (with the entrant's credential, which `createTournament` returned once to the
+// tournament's creator) and `assignments`. `playSeat` and `playTournament` run the whole loop.
 
 import { fileURLToPath } from "node:url";
 import path from "node:path";
@@ -107,8 +108,9 @@ export class CardgamesClient {
     return unary(this.tournaments, "CreateTournament", request);
   }
 
-  register(tournamentId, name) {
-    return unary(this.tournaments, "RegisterEntrant", { tournament_id: tournamentId, name });
+  /** Register a remote entrant with its credential: resolves with `{entrant_token}` (PERMISSION_DENIED without). */
+  register(tournamentId, name, credential) {
+    return unary(this.tournaments, "RegisterEntrant", { tournament_id: tournamentId, name, credential });
   }
 
   assignments(tournamentId, entrantToken) {
@@ -117,6 +119,11 @@ export class CardgamesClient {
 
   standings(tournamentId) {
     return unary(this.tournaments, "GetStandings", { tournament_id: tournamentId });
+  }
+
+  /** Settings, seed commitment (the seed once over) and every match (its game id once its deal is over). */
+  getTournament(tournamentId) {
+    return unary(this.tournaments, "GetTournament", { tournament_id: tournamentId });
   }
 }
 
@@ -162,14 +169,27 @@ async function decide(client, gameId, token, decision, choose) {
   }
 }
 
-/** Register as `name`, then play every seat the tournament assigns, until it ends. */
-export async function playTournament(client, tournamentId, name, choose) {
-  const { entrant_token: entrantToken } = await client.register(tournamentId, name);
-  const playing = [];
-  for await (const assignment of client.assignments(tournamentId, entrantToken)) {
-    playing.push(playSeat(client, assignment.game_id, assignment.seat_token, choose));
+/**
+ * Register as `name` with its `credential`, then play every seat the tournament assigns, until it
+ * ends. A lost connection is followed again (a restarted server sends the open assignments again);
+ * a bot started again after a crash registers again and is assigned its unfinished matches.
+ */
+export async function playTournament(client, tournamentId, name, choose, credential) {
+  const { entrant_token: entrantToken } = await client.register(tournamentId, name, credential);
+  const playing = new Map();
+  for (;;) {
+    try {
+      for await (const assignment of client.assignments(tournamentId, entrantToken)) {
+        const key = `${assignment.match_no}/${assignment.seat}`;
+        if (!playing.has(key)) playing.set(key, playSeat(client, assignment.game_id, assignment.seat_token, choose));
+      }
+      break;
+    } catch (error) {
+      if (error.code !== grpc.status.UNAVAILABLE) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
   }
-  return Promise.all(playing);
+  return Promise.all(playing.values());
 }
 
 /**

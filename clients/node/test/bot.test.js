@@ -2,6 +2,7 @@
 // Needs a running service: CARDGAMES_SERVER=HOST:PORT (tests/remote_bots/test_node.py starts one).
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import grpc from "@grpc/grpc-js";
 import { CardgamesClient, errorReason, playSeat, playTournament, protos, randomChoice } from "../src/client.js";
 
 const server = process.env.CARDGAMES_SERVER;
@@ -17,11 +18,12 @@ test("a full tournament against a Python built-in bot", { skip: !server && "CARD
   const client = new CardgamesClient(server);
   try {
     const created = await client.createTournament({
-      game: "all_fours", entrants: ["node", "random"], players: 2, matches: 2, duplicate: true,
+      game: "all_fours", entrants: ["node", "random"], players: 2, matches: 2, duplicate: true, trusted: true,
       clock: { move_ms: 10000, bank_ms: 10000, on_timeout: "forfeit" },
     });
     assert.equal(created.matches, 2);
-    await playTournament(client, created.tournament_id, "node", randomChoice);
+    assert.deepEqual(created.credentials.map((entry) => entry.name), ["node"]);
+    await playTournament(client, created.tournament_id, "node", randomChoice, created.credentials[0].credential);
     const { standings } = await client.standings(created.tournament_id);
     assert.equal(standings.finished, true);
     assert.equal(standings.played, 2);
@@ -29,6 +31,29 @@ test("a full tournament against a Python built-in bot", { skip: !server && "CARD
       assert.equal(row.timeouts, 0);
       assert.equal(row.forfeits, 0);
     }
+    // The seed committed at creation is shown at the end; each match's game id too.
+    const { tournament } = await client.getTournament(created.tournament_id);
+    assert.equal(tournament.seed_commitment, created.seed_commitment);
+    assert.equal(tournament.seed.length, 64);
+    assert.ok(tournament.matches.every((match) => match.status === "finished" && match.game_id));
+  } finally {
+    client.close();
+  }
+});
+
+test("registering takes the entrant's own credential", { skip: !server && "CARDGAMES_SERVER is not set" }, async () => {
+  const client = new CardgamesClient(server);
+  try {
+    const created = await client.createTournament({ game: "all_fours", entrants: ["alice", "bob", "random"], players: 2 });
+    const credential = Object.fromEntries(created.credentials.map((entry) => [entry.name, entry.credential]));
+    for (const given of [undefined, "", credential.bob]) {
+      await assert.rejects(client.register(created.tournament_id, "alice", given), (error) => {
+        assert.equal(error.code, grpc.status.PERMISSION_DENIED);
+        return ["CREDENTIAL_REQUIRED", "CREDENTIAL_INVALID"].includes(errorReason(error));
+      });
+    }
+    const { entrant_token: token } = await client.register(created.tournament_id, "alice", credential.alice);
+    assert.ok(token.length >= 32);
   } finally {
     client.close();
   }
