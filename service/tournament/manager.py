@@ -561,7 +561,7 @@ class Tournaments:
             running = await self._get(held_by)
         except ServiceError:
             return False
-        if running.task is None and not running.state.over:  # run by another process: read its latest state
+        if (running.task is None or running.task.done()) and not running.state.over:  # run elsewhere: read it again
             running.state = await self._log_call(self.log.load, running.uuid)
         match_no = next((n for n, scheduled in running.state.scheduled.items() if scheduled.game_id == game_id), None)
         if match_no is None:

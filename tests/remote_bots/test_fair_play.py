@@ -17,8 +17,12 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import os
 import random
+import re
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -31,6 +35,8 @@ from service.server import Running
 from service.tournament.schedule import DISJOINT, deal_seed
 
 SEED = "c4" * 32
+REPO = Path(__file__).resolve().parents[2]
+BLOCK = re.compile(r"```python\n(.*?)```", re.DOTALL)
 CLOCK = tournament_pb2.MatchClock(move_ms=20_000, bank_ms=20_000, on_timeout="forfeit")
 
 
@@ -149,7 +155,7 @@ async def _everything_about(games: Any, game_id: str, tokens: dict[int | None, s
 
 
 async def test_a_finished_match_shows_no_seed_while_another_match_of_its_deal_is_unfinished(
-    server: Running, stubs: Any
+    server: Running, stubs: Any, tmp_path: Path
 ) -> None:
     """A trusted duplicate tournament: alice plays both rotations of deal 0, one after the other. Between the
     two, the first match's log, stream and views (as alice's seat, as her opponent's, as a spectator) show no
@@ -191,6 +197,17 @@ async def test_a_finished_match_shows_no_seed_while_another_match_of_its_deal_is
         assert log.reveal.seed == deal_seed(tournament.seed, match.deal_no)
         assert hashlib.sha256(bytes.fromhex(log.reveal.seed)).hexdigest() == log.header.seed_commitment
         assert "seed" in _secrets_shown(log.events, None)
+    # the verifier's script of docs/tournaments.md says so too
+    script = next(block for block in BLOCK.findall((REPO / "docs" / "tournaments.md").read_text())
+                  if "GetTournament" in block)
+    (tmp_path / "check_deals.py").write_text(script)
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, str(tmp_path / "check_deals.py"), f"127.0.0.1:{server.port}", tid, created.seed_commitment,
+        env={**os.environ, "PYTHONPATH": str(REPO)}, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode == 0, err.decode()
+    assert "2 matches: every deal follows from the committed seed" in out.decode()
 
 
 # -- register under another entrant's name ----------------------------------------------------
