@@ -5,6 +5,9 @@
   games' event store (a restarted runner rebuilds where it was from them);
 * :mod:`service.tournament.standings`: points, crosstable, openskill ratings, SPRT;
 * :mod:`service.tournament.sprt`: the sequential probability ratio test;
-* :mod:`service.tournament.runner`: plays the schedule through the application layer
-  (built-in bots in process, remote bots through their match assignments).
+* :mod:`service.tournament.manager`: creates tournaments, registers remote entrants with their
+  credentials, and plays the schedule through the application layer (built-in bots in
+  process, remote bots through their match assignments, :mod:`service.tournament.hub`),
+  holding each match's reveal until every match of its deal is over;
+* :mod:`service.tournament.keys`: the server's key that seat tokens are derived from.
 """
