@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import json
 import os
 import signal
@@ -11,8 +13,10 @@ import time
 from pathlib import Path
 from uuid import UUID
 
+import grpc
 from typer.testing import CliRunner
 
+from clients.remote_bot import play_tournament
 from service.cli import app
 from service.store import EventStore
 from service.tournament.log import TournamentLog
@@ -92,3 +96,40 @@ def test_a_runner_killed_mid_tournament_resumes_with_no_match_lost_or_played_twi
         assert len({m.game_id for m in state.scheduled.values()}) == 40
     finally:
         store.close()
+
+
+def test_a_remote_entrants_credential_is_printed_once_and_registers_it() -> None:
+    """The CLI serves the remote entrant, prints its credential (and the seed commitment); the bot registers
+    with it and plays; the JSON standings end with the seed, which hashes to the commitment."""
+    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    runner = subprocess.Popen(
+        [*CLI, "tournament", "--game", "all_fours", "--entrants", "bot,random", "--players", "2", "--matches", "1",
+         "--store", "memory:", "--listen", "127.0.0.1:0", "--json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True,
+    )
+    lines: dict[str, str] = {}
+    try:
+        deadline = time.monotonic() + 60
+        while "waiting" not in lines and time.monotonic() < deadline:
+            line = runner.stderr.readline()  # type: ignore[union-attr]
+            for key in ("tournament", "seed commitment", "credential for bot:", "waiting"):
+                if line.startswith(key):
+                    lines.setdefault(key, line.strip())  # (a long line wraps: its rest starts a line too)
+        tournament_id = lines["tournament"].split()[1]
+        commitment = lines["seed commitment"].split()[2]
+        credential = lines["credential for bot:"].split()[-1]
+        address = lines["waiting"].rsplit(" ", 1)[-1]
+
+        async def bot() -> None:
+            async with grpc.aio.insecure_channel(address) as channel:
+                await play_tournament(channel, tournament_id, "bot", lambda decision: 0, credential=credential)
+
+        asyncio.run(asyncio.wait_for(bot(), 60))
+        out, err = runner.communicate(timeout=60)
+    finally:
+        runner.kill()
+    assert runner.returncode == 0, err
+    table = json.loads(out)
+    assert table["finished"] and table["seed_commitment"] == commitment
+    assert hashlib.sha256(bytes.fromhex(table["seed"])).hexdigest() == commitment
+    assert credential not in out and err.count(credential) == 0  # printed once, before the rest was read
