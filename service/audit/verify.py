@@ -211,8 +211,8 @@ class _Verifier:
             last = len(log.entries)
             raise Failure(
                 "reveal",
-                f"the log has no reveal line after seq {last}: the match had not ended when it was written, "
-                "or the file is cut short",
+                f"the log has no reveal line after seq {last}: the match had not ended when it was written (a "
+                "tournament's match: its deal was still being played), or the file is cut short",
             )
         seed = str(reveal.get("seed"))
         if not _hex32(seed):

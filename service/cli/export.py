@@ -42,5 +42,6 @@ def export_command(
     write_log(sys.stdout.buffer, log)
     sys.stdout.buffer.flush()
     if log.reveal is None:
-        typer.echo("cardgames export: the match has not ended: this is the log as the caller sees it now, without "
-                   "the reveal (cardgames verify needs the log of an ended match)", err=True)
+        typer.echo("cardgames export: the match has not ended (or it is a tournament's match whose deal is still "
+                   "being played): this is the log as the caller sees it now, without the reveal (cardgames verify "
+                   "needs the log of an ended match)", err=True)
