@@ -133,8 +133,9 @@ class CreatedTournament(msgspec.Struct, frozen=True):
 
 
 class MatchInfo(msgspec.Struct, frozen=True):
-    """One match of the schedule as the API shows it: ``game_id`` once its deal is released (every match
-    of the deal is over), so that nobody watches a match of a deal they still have to play."""
+    """One match of the schedule as the API shows it: ``game_id`` and ``ranks`` once its deal is released
+    (every match of the deal is over), so that nobody watches or learns the result of a match of a deal
+    they still have to play."""
 
     match_no: int
     deal_no: int
@@ -577,9 +578,12 @@ class Tournaments:
         for spec in running.specs():
             scheduled, finished = state.scheduled.get(spec.match_no), state.finished.get(spec.match_no)
             status = "finished" if finished else "playing" if scheduled else "waiting"
-            shown = scheduled.game_id if scheduled is not None and running.deal_over(spec.deal_no) else ""
-            matches.append(MatchInfo(spec.match_no, spec.deal_no, spec.table_no, spec.rotation, spec.seats, status,
-                                     shown, finished.ranks if finished else ()))
+            released = running.deal_over(spec.deal_no)
+            matches.append(MatchInfo(
+                spec.match_no, spec.deal_no, spec.table_no, spec.rotation, spec.seats, status,
+                scheduled.game_id if scheduled is not None and released else "",
+                finished.ranks if finished is not None and released else (),
+            ))
         return TournamentInfo(
             str(running.uuid), created.game, created.players,
             tuple((entrant.name, entrant.bot or "") for entrant in created.entrants), created.duplicate,

@@ -9,6 +9,9 @@ The SPRT of a two-entrant tournament counts each match ONCE (the results of one 
 not independent trials): the entrant whose best-placed side ranks better wins the match,
 equal best ranks are a draw. In a two-sided match that is the pairwise result itself.
 
+A match's result counts once every match of its deal is over (:func:`counted`): until then
+a duplicate deal's result would tell the entrants still to play it something of its cards.
+
 Ratings are openskill's Plackett-Luce model, updated match by match in schedule order
 (so the same results always give the same ratings, whatever order the matches finished
 in): each entrant in a match is one team ranked by its side's rank (an entrant that
@@ -63,7 +66,7 @@ class Row(msgspec.Struct, frozen=True):
 class Standings(msgspec.Struct, frozen=True):
     tournament_id: str
     game: str
-    played: int
+    played: int  #: matches whose results count (every match of their deal is over)
     total: int
     finished: bool
     rows: tuple[Row, ...]
@@ -88,6 +91,14 @@ def tournament_schedule(state: TournamentState) -> list[MatchSpec]:
     )
 
 
+def counted(state: TournamentState, specs: Sequence[MatchSpec]) -> list[int]:
+    """The finished matches whose deal is over (every finished match once the tournament is), in order."""
+    if state.over:
+        return sorted(state.finished)
+    unfinished = {spec.deal_no for spec in specs if spec.match_no not in state.finished}
+    return sorted(match_no for match_no in state.finished if specs[match_no].deal_no not in unfinished)
+
+
 def side_ranks(game: str, players: int, ranks: Sequence[int]) -> list[int]:
     """Each side's rank: the worst of its seats' (a side with a forfeiting seat loses)."""
     return [max(ranks[seat] for seat in seats) for seats in sides_of(game, players)]
@@ -106,7 +117,8 @@ def standings(state: TournamentState, *, elo0: float = 0.0, elo1: float = 10.0) 
     model = PlackettLuce()
     ratings = {name: model.rating(name=name) for name in names}
     head_to_head = Record()  #: per match, the first entrant against the second (the SPRT's trials)
-    for match_no in sorted(state.finished):
+    done = counted(state, specs)
+    for match_no in done:
         finished = state.finished[match_no]
         spec = specs[match_no]
         ranks = side_ranks(created.game, created.players, finished.ranks)
@@ -135,7 +147,7 @@ def standings(state: TournamentState, *, elo0: float = 0.0, elo1: float = 10.0) 
     test = None
     if len(names) == 2:
         test = sprt(head_to_head.wins, head_to_head.draws, head_to_head.losses, elo0=elo0, elo1=elo1)
-    return Standings(state.tournament_id, created.game, len(state.finished), len(specs), state.over, tuple(rows),
+    return Standings(state.tournament_id, created.game, len(done), len(specs), state.over, tuple(rows),
                      table, test, created.seed_commitment, created.seed if state.over else "")
 
 

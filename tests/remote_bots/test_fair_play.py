@@ -179,8 +179,11 @@ async def test_a_finished_match_shows_no_seed_while_another_match_of_its_deal_is
         checked.append(await _everything_about(games, first.game_id, {first.seat: first.seat_token,
                                                                       opponent: tokens[opponent], None: ""}))
         now = (await tournaments.GetTournament(tournament_pb2.GetTournamentRequest(tournament_id=tid))).tournament
+        standings = (await tournaments.GetStandings(tournament_pb2.GetStandingsRequest(tournament_id=tid))).standings
         checked.append({"game ids shown": [match.game_id for match in now.matches if match.game_id],
-                        "tournament seed": [now.seed] if now.seed else []})
+                        "results shown": [str(list(match.ranks)) for match in now.matches if match.ranks]
+                        + [f"{standings.played} played"] * (standings.played > 0),
+                        "tournament seed": [now.seed, standings.seed] if now.seed or standings.seed else []})
         one = await games.GetLog(game_service_pb2.GetLogRequest(game_id=first.game_id))
         two = await games.GetLog(game_service_pb2.GetLogRequest(game_id=assignment.game_id))
         assert one.header.seed_commitment == two.header.seed_commitment  # the same deal: one seed would open both

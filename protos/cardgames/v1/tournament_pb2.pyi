@@ -557,7 +557,9 @@ class Standings(_message.Message):
     tournament_id: _builtins.str
     game: _builtins.str
     played: _builtins.int
-    """Matches finished, and in the schedule."""
+    """Matches whose results count (a match's counts once every match of its deal is
+    over), and matches in the schedule.
+    """
     total: _builtins.int
     finished: _builtins.bool
     seed_commitment: _builtins.str
@@ -684,7 +686,7 @@ class TournamentMatch(_message.Message):
 
     @_builtins.property
     def ranks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """Per seat, 0 best (once finished)."""
+        """Per seat, 0 best (once every match of its deal is over)."""
 
     def __init__(
         self,
