@@ -248,13 +248,20 @@ class Tournaments:
         self.games = games
         self.log = TournamentLog(games.store)
         self.clocks = clocks
-        #: Where seat tokens come from (kept out of the store; service/tournament/keys.py).
-        self.key = key or tournament_key(games.store)
+        self._key = key
         self._open: dict[str, _Running] = {}
         games.releases = self.released
         #: The tournament log's store calls run here: a cancelled runner's write goes on in its
         #: thread, and :meth:`close` waits for it (the store may be closed right after).
         self._writer = ThreadPoolExecutor(max_workers=2, thread_name_prefix="cardgames-tournament-log")
+
+    @property
+    def key(self) -> TournamentKey:
+        """Where seat tokens come from (kept out of the store; service/tournament/keys.py), found when first
+        needed: a server that runs no tournament makes no key file."""
+        if self._key is None:
+            self._key = tournament_key(self.games.store)
+        return self._key
 
     async def _log_call(self, function: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._writer, partial(function, *args))
