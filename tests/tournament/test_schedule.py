@@ -178,3 +178,37 @@ async def test_a_runner_with_another_key_does_not_resume_a_tournament(tmp_path: 
     finally:
         await tournaments.close()
         await games.close()
+
+
+async def test_another_process_releases_a_match_only_once_its_deal_is_over(tmp_path: Path) -> None:
+    """A process that does not run the tournament (a replica, or one restarted) reads the tournament again
+    before it shows a held match's reveal."""
+    url = f"sqlite:///{tmp_path}/t.sqlite"
+    games = Games(EventStore.from_url(url))
+    tournaments = Tournaments(games)
+    other_games = Games(EventStore.from_url(url))
+    other = Tournaments(other_games, key=tournaments.key)
+    try:
+        made = await tournaments.create("all_fours", ["alice", "random"], players=2, matches=2, duplicate=True,
+                                        trusted=True, seed=SEED)
+        tid = made.tournament_id
+        stream = await tournaments.assignments(tid, await tournaments.register(tid, "alice", made.credentials["alice"]))
+        policy = policy_for("all_fours", "random", None)
+        seen: list[Assignment] = []
+        async for assignment in stream:
+            seen.append(assignment)
+            if len(seen) == 2:  # the first match is over, the second (the same deal) is to be played
+                first = seen[0].game_id
+                assert not await other.released(tid, first)
+                assert (await other_games.log(first, None)).reveal is None
+            await play_seat(games, assignment.game_id, assignment.seat_token, assignment.seat, policy, SEED,
+                            in_thread=False)
+        await tournaments.wait(tid)
+        assert await other.released(tid, seen[0].game_id)
+        reveals = [(await other_games.log(assignment.game_id, None)).reveal for assignment in seen]
+        assert reveals[0] is not None and reveals[0] == reveals[1]  # one deal, one seed
+    finally:
+        for closing in (other, tournaments):
+            await closing.close()
+        for store_user in (other_games, games):
+            await store_user.close()
