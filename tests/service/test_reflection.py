@@ -3,7 +3,9 @@
 The client here knows nothing of the contract: it fetches every descriptor by server
 reflection (grpcio-reflection's ``ProtoReflectionDescriptorDatabase``, over v1 and over
 v1alpha), builds its messages with ``google.protobuf.message_factory`` and speaks canonical
-JSON to them, as grpcurl and buf curl do. ``buf curl --reflect-protocol grpc-v1`` (another
+JSON to them, as grpcurl and buf curl do; it reads a refusal's google.rpc.Status from the
+``grpc-status-details-bin`` trailer with google.rpc and cardgames.v1 descriptors found the
+same way. ``buf curl --reflect-protocol grpc-v1`` (another
 implementation of reflection v1) checks the v1 service from outside Python.
 """
 
@@ -126,10 +128,28 @@ def play_by_reflection(address: str, protocol: str) -> dict[str, Any]:
             }, tokens[seat])
             assert int(accepted["sequence"]) > int(legal["sequence"])
             submitted += 1
+        refusal = refusal_details(client, game_id, tokens[0])
         final = client.call(f"{GAME_SERVICE}/GetView", {"gameId": game_id}, tokens[0])["view"]
         watched = client.stream(f"{GAME_SERVICE}/Watch", {"gameId": game_id})  # ends: the match is over
         return {"services": services, "described": described, "submitted": submitted, "seats": seats_seen,
-                "final": final, "watched": watched}
+                "final": final, "watched": watched, "refusal": refusal}
+
+
+def refusal_details(client: GenericClient, game_id: str, token: str) -> dict[str, Any]:
+    """A refused command's google.rpc.Status, read from its trailer with descriptors found by reflection."""
+    with pytest.raises(grpc.RpcError) as caught:
+        client.call(f"{GAME_SERVICE}/SubmitCommand", {"gameId": game_id, "command": {"allFours": {"stand": {}}}},
+                    token)
+    error: Any = caught.value
+    trailer = dict(error.trailing_metadata())["grpc-status-details-bin"]
+    status_class = message_factory.GetMessageClass(client.pool.FindMessageTypeByName("google.rpc.Status"))
+    status: Any = status_class.FromString(trailer)
+    details = []
+    for detail in status.details:  # google.protobuf.Any: its type, then its value by that type
+        kind = client.pool.FindMessageTypeByName(detail.type_url.rsplit("/", 1)[1])
+        value = message_factory.GetMessageClass(kind).FromString(detail.value)
+        details.append({"type": kind.full_name, **json.loads(json_format.MessageToJson(value))})
+    return {"grpc_code": error.code().value[0], "code": status.code, "details": details}
 
 
 @pytest.mark.parametrize("protocol", ["v1", "v1alpha"])
@@ -146,6 +166,11 @@ async def test_a_generic_client_plays_a_match_by_reflection(server: Running, pro
     final = result["final"]
     assert final["over"] and final["seat"] == 0 and "winner" in final["allFours"]
     assert [message["view"]["over"] for message in result["watched"]] == [True]
+    refusal = result["refusal"]  # a stand once the match is over
+    assert refusal["code"] == refusal["grpc_code"] == grpc.StatusCode.FAILED_PRECONDITION.value[0]
+    info, rejection = refusal["details"]
+    assert info["type"] == "google.rpc.ErrorInfo" and info["reason"] == "GAME_OVER" and info["domain"] == "cardgames"
+    assert rejection["type"] == "cardgames.v1.Rejection" and rejection["code"] == "REJECTION_CODE_GAME_OVER"
 
 
 async def test_reflection_describes_itself_in_both_protocols(server: Running) -> None:
