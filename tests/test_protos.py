@@ -82,7 +82,8 @@ def test_wire_v1_image_is_the_tagged_protos(tmp_path: Path) -> None:
     result = subprocess.run([str(BUF), "build", "protos", "--exclude-source-info", "-o", str(built)],
                             cwd=tmp_path, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    assert built.read_bytes() == WIRE_V1.read_bytes()
+    image = descriptor_pb2.FileDescriptorSet
+    assert image.FromString(built.read_bytes()) == image.FromString(WIRE_V1.read_bytes())
 
 
 def _image_fields(path: Path) -> dict[str, descriptor_pb2.FieldDescriptorProto]:
