@@ -1,4 +1,4 @@
-"""The gRPC server: GameService, health (grpc.health.v1) and reflection, on grpc.aio.
+"""The gRPC server: GameService, health (grpc.health.v1) and reflection (v1 and v1alpha), on grpc.aio.
 
 Optional: TLS (``tls=(certificate_chain_pem, private_key_pem)``) and per-connection rate
 limits (``limits``, see :mod:`service.guards`). Undecodable requests are always refused with
@@ -17,13 +17,13 @@ from dataclasses import dataclass
 import grpc
 from cardgames.v1 import game_service_pb2_grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 
 from service.bots_server import NAMES as BOT_SERVICE_NAMES
 from service.bots_server import BotServices, add_bot_services
 from service.games import Games
 from service.grpc_api import SERVICE_NAME, GameServiceApi
 from service.guards import Limits, MalformedRequests, RateLimit
+from service.reflection import Health, enable_reflection
 from service.store import EventStore
 
 DEFAULT_ADDRESS = "127.0.0.1:50051"
@@ -69,11 +69,9 @@ async def start(
     server = grpc.aio.server(interceptors=interceptors)
     game_service_pb2_grpc.add_GameServiceServicer_to_server(GameServiceApi(games), server)
     bots = add_bot_services(games, server)
-    health_servicer = health.aio.HealthServicer()
+    health_servicer = Health()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection(
-        (SERVICE_NAME, *BOT_SERVICE_NAMES, health.SERVICE_NAME, reflection.SERVICE_NAME), server
-    )
+    enable_reflection((SERVICE_NAME, *BOT_SERVICE_NAMES, health.SERVICE_NAME), server)
     if tls is None:
         port = server.add_insecure_port(address)
     else:

@@ -7,6 +7,7 @@ the same field names and compatible kinds, so a game that drifts from its proto 
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -342,3 +343,94 @@ def test_default_options_round_trip(name: str) -> None:
     options = wire.wrap_options(name, {})
     assert wire.options_dict(options) == {}
     game.make_config(wire.options_dict(options), None)
+
+
+# ---------------------------------------------------------------------------
+# Seat 0 in canonical JSON: seat, team and meld-index fields have presence, so a JSON printer
+# (grpcurl, buf curl, MessageToDict, MessageToJson) prints 0 instead of leaving it out.
+
+#: Field names whose value is a seat, a team or side, or a meld index.
+SEAT_KEYS = frozenset({
+    "seat", "owner", "caller", "dealer", "bidder", "eldest", "viewer", "to_act", "team", "side", "winner",
+    "high_holder", "low_holder", "jack_holder", "jack_taker", "leftover_to", "baazi_winner",
+    "last_capture_team", "out", "meld", "to_meld",
+})
+
+
+def _dropped(data: Any, printed: Any, path: str = "") -> list[str]:
+    """The paths of ``data``'s seat-valued ints that the JSON form ``printed`` leaves out."""
+    if isinstance(data, dict):
+        if wire.TAG in data and isinstance(printed, dict) and data[wire.TAG] in printed:
+            printed = printed[data[wire.TAG]]  # a union: the member named by the tag
+        if not isinstance(printed, dict):
+            return [path] if any(key in SEAT_KEYS and isinstance(v, int) for key, v in data.items()) else []
+        missing = []
+        for key, value in data.items():
+            here = f"{path}.{key}"
+            if key in SEAT_KEYS and isinstance(value, int) and not isinstance(value, bool) and key not in printed:
+                missing.append(here)
+            elif key in printed:
+                missing += _dropped(value, printed[key], here)
+        return missing
+    if isinstance(data, list | tuple) and isinstance(printed, list) and len(data) == len(printed):
+        return [miss for index, (a, b) in enumerate(zip(data, printed, strict=True))
+                for miss in _dropped(a, b, f"{path}[{index}]")]
+    return []
+
+
+def test_seat_zero_is_printed_in_json() -> None:
+    from google.protobuf import json_format
+
+    begged = wire.wrap_event("all_fours", {"type": "begged", "seat": 0})
+    assert json.loads(json_format.MessageToJson(begged)) == {"allFours": {"begged": {"seat": 0}}}
+    exposed = wire.wrap_event("all_fours", {"type": "card_exposed", "seat": 0, "card": "AH"})
+    assert json_format.MessageToDict(exposed) == {"allFours": {"cardExposed": {"seat": 0, "card": "AH"}}}
+    call = wire.wrap_command("all_fours", {"type": "call", "owner": 0, "card": "AH"})
+    assert json_format.MessageToDict(call)["allFours"]["call"] == {"owner": 0, "card": "AH"}
+    laid = wire.wrap_event("contract_rummy", {"type": "card_laid_off", "seat": 0, "card": "5H", "meld": 0,
+                                              "end": None})
+    assert json_format.MessageToDict(laid)["contractRummy"]["cardLaidOff"] == {"seat": 0, "card": "5H", "meld": 0}
+    # int64 and uint64 are strings in canonical JSON, int32 numbers (as the protos say).
+    listing = game_service_pb2.ListLegalCommandsResponse(sequence=42, seat=0, total=3, offset=5)
+    assert json_format.MessageToDict(listing) == {"sequence": "42", "seat": 0, "total": "3", "offset": "5"}
+
+
+@needs_games
+@pytest.mark.parametrize("name", READY)
+def test_no_seat_is_dropped_from_json_in_a_random_playout(name: str) -> None:
+    from google.protobuf import json_format
+
+    def printed(message: Any) -> Any:
+        return json_format.MessageToDict(message, preserving_proto_field_name=True)[name]
+
+    game = get_game(name)
+    zeros = 0
+    for seed in (1, 2):
+        commands, events, views = _playout(game, seed)
+        for command in commands:
+            data = plain(command)
+            assert not _dropped(data, printed(wire.wrap_command(name, data))), data
+        for event in events:
+            for form in (event, game.redact(event, None)):
+                data = plain(form)
+                zeros += sum(data.get(key) == 0 for key in SEAT_KEYS)
+                assert not _dropped(data, printed(wire.wrap_event(name, data))), data
+        for view in views[::7]:
+            data = plain(view)
+            message = wire.wrap_view(name, data, game_id="g", sequence=1, seat=data["viewer"], to_act=(), over=False)
+            assert not _dropped(data, printed(message)), data
+            assert ("seat" in json_format.MessageToDict(message)) == (data["viewer"] is not None)
+    assert zeros, "the playouts never had a seat 0: the test checks nothing"
+
+
+def test_fields_that_gained_presence_read_zero_when_unset() -> None:
+    # A peer built from the wire-v1 protos sends no seat 0 (no presence then): it reads as 0.
+    assert wire.from_message(common_pb2.SeatTimedOut()) == {"seat": 0, "consequence": "", "reason": "",
+                                                              "waited_ms": 0}
+    assert wire.unwrap(wire.wrap_event("all_fours", {"type": "begged", "seat": 0}))[1]["seat"] == 0
+    from cardgames.v1 import all_fours_pb2, seep_pb2
+
+    assert wire.from_message(all_fours_pb2.AllFoursBegged()) == {"seat": 0}
+    # Fields whose absence means something still read as None.
+    view = wire.from_message(seep_pb2.SeepView())
+    assert view["to_act"] is None and view["viewer"] is None and view["dealer"] == 0

@@ -16,7 +16,8 @@ The mapping, in both directions:
   (``CardList``, ``IntList``) is a *list wrapper*: ``repeated CardList`` is a list of
   card lists, and a single ``CardList`` field is a list (or ``None`` when unset);
 * ``None`` is an unset field with presence (proto3 ``optional``, a message field, a
-  oneof member), and an unset such field reads back as ``None``;
+  oneof member), and an unset such field reads back as ``None``, except the fields of
+  :data:`ZERO_WHEN_UNSET`, which read back as ``0``;
 * a string given to an enum field is the value named ``<PREFIX><STRING IN UPPER CASE>``,
   where ``<PREFIX>`` is the name of the enum's zero value without ``UNSPECIFIED``
   (``PHASE_UNSPECIFIED`` -> ``PHASE_PLAY`` for ``"play"``); the zero value reads as ``None``;
@@ -54,6 +55,36 @@ View = game_service_pb2.View
 
 GAME_ONEOF: Final = "game"
 TAG = "type"
+
+#: Seat, team and meld-index fields that were plain ``int32`` in wire-v1 (the tag ``wire-v1``;
+#: its image is protos/breaking/wire-v1.binpb) and are ``optional int32`` since, so that seat 0
+#: is printed in JSON. The service always sets them; a peer built from the wire-v1 protos
+#: leaves 0 unset (proto3 sends no zero without presence), so an unset one reads as 0, as it
+#: did before, never as None. tests/test_protos.py checks this list against the image.
+ZERO_WHEN_UNSET: Final = frozenset(
+    f"cardgames.v1.{name}"
+    for name in (
+        "SeatTimedOut.seat", "ClockCharged.seat", "ListLegalCommandsResponse.seat",
+        "AllFoursCall.owner", "AllFoursCut.seat", "AllFoursPlayed.seat", "AllFoursAward.side",
+        "AllFoursDealerChosen.dealer", "AllFoursHandStarted.dealer", "AllFoursHandStarted.eldest",
+        "AllFoursCardsDealt.seat", "AllFoursCardsDelivered.seat", "AllFoursStood.seat",
+        "AllFoursBegged.seat", "AllFoursGaveOne.dealer", "AllFoursPackRun.dealer",
+        "AllFoursPackExhausted.dealer", "AllFoursCardExposed.seat", "AllFoursExposedCardCalled.caller",
+        "AllFoursExposedCardCalled.owner", "AllFoursCardPlayed.seat", "AllFoursTrickWon.seat",
+        "AllFoursPointsScored.side", "AllFoursMatchWon.side",
+        "ContractRummyLayOff.meld", "ContractRummySwapJoker.meld", "ContractRummyTableMeld.owner",
+        "ContractRummyDealerCardDrawn.seat", "ContractRummyDealerChosen.dealer",
+        "ContractRummyDealStarted.dealer", "ContractRummyCardsDealt.seat", "ContractRummyStockDrawn.seat",
+        "ContractRummyDiscardDrawn.seat", "ContractRummyDiscardDug.seat", "ContractRummyContractMelded.seat",
+        "ContractRummyMeldsAdded.seat", "ContractRummyCardLaidOff.seat", "ContractRummyCardLaidOff.meld",
+        "ContractRummyJokerSwapped.seat", "ContractRummyJokerSwapped.meld", "ContractRummyDiscarded.seat",
+        "ContractRummyPlayerWentOut.seat",
+        "SeepDealerChosen.dealer", "SeepDealStarted.dealer", "SeepCardsDealt.seat", "SeepRedealt.seat",
+        "SeepBidMade.seat", "SeepCaptured.seat", "SeepCaptured.team", "SeepThrown.seat", "SeepBuilt.seat",
+        "SeepBroken.seat", "SeepSweepScored.seat", "SeepSweepScored.team", "SeepBaaziWon.team",
+        "SeepView.dealer", "SeepView.bidder",
+    )
+)
 
 _MESSAGE = FieldDescriptor.TYPE_MESSAGE
 _ENUM = FieldDescriptor.TYPE_ENUM
@@ -137,7 +168,7 @@ class _Field:
     """One field of a message, with what converting it needs."""
 
     __slots__ = ("_enum", "_plan", "_value", "descriptor", "full_name", "is_map", "kind", "name", "presence",
-                 "repeated")
+                 "repeated", "unset")
 
     def __init__(self, field: FieldT) -> None:
         self.descriptor = field
@@ -147,6 +178,8 @@ class _Field:
         self.is_map = _is_map(field)
         self.repeated: bool = field.is_repeated
         self.presence: bool = field.has_presence
+        #: What an unset field with presence reads as.
+        self.unset: int | None = 0 if self.full_name in ZERO_WHEN_UNSET else None
         self._plan: _Plan | None = None
         self._value: _Field | None = None
         self._enum: _Enum | None = None
@@ -260,7 +293,7 @@ class _Field:
         if self.repeated:
             return self.get_repeated(value)
         if self.presence and not message.HasField(self.name):
-            return None
+            return self.unset
         if self.kind == _MESSAGE:
             return self.plan.read(value)
         if self.kind == _ENUM:

@@ -26,7 +26,16 @@ if _version_not_supported:
 
 
 class BotServiceStub:
-    """Missing associated documentation comment in .proto file."""
+    """The bot protocol. A bot holds one seat's token (from CreateGame, or from a tournament's
+    match assignment) and sends it in the call metadata under the key `cardgames-token`
+    (TOKEN_REQUIRED without it, TOKEN_INVALID with another match's token). It calls
+    Decisions once and answers each message that lists legal commands with
+    GameService.SubmitCommand, sending the message's `sequence` as `expected_sequence`. A
+    refused command changes nothing: the bot sends another one for the same decision. A bot
+    that loses its connection calls Decisions again (with `after_sequence`: every event it
+    missed) and is sent its pending decision. Errors are GameService's (google.rpc.ErrorInfo,
+    domain "cardgames"; see GameService). int64 and uint64 fields are strings in JSON.
+    """
 
     def __init__(self, channel):
         """Constructor.
@@ -42,13 +51,23 @@ class BotServiceStub:
 
 
 class BotServiceServicer:
-    """Missing associated documentation comment in .proto file."""
+    """The bot protocol. A bot holds one seat's token (from CreateGame, or from a tournament's
+    match assignment) and sends it in the call metadata under the key `cardgames-token`
+    (TOKEN_REQUIRED without it, TOKEN_INVALID with another match's token). It calls
+    Decisions once and answers each message that lists legal commands with
+    GameService.SubmitCommand, sending the message's `sequence` as `expected_sequence`. A
+    refused command changes nothing: the bot sends another one for the same decision. A bot
+    that loses its connection calls Decisions again (with `after_sequence`: every event it
+    missed) and is sent its pending decision. Errors are GameService's (google.rpc.ErrorInfo,
+    domain "cardgames"; see GameService). int64 and uint64 fields are strings in JSON.
+    """
 
     def Decisions(self, request, context):
-        """The caller's seat's decisions: one message whenever the seat is to act (its view,
-        its legal commands and its clock, with the events since the previous message),
-        and a last message once the match is over (with the outcome). While the stream
-        is open the seat counts as connected.
+        """The caller's seat's decisions: one message whenever the seat is to act (its view, its
+        legal commands and its clock, with the events since the previous message), and a last
+        message once the match is over (with the outcome); the server then ends the stream
+        (status OK). While the stream is open the seat counts as connected (a match clock
+        waits for a disconnected seat only so long).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -71,7 +90,16 @@ def add_BotServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class BotService:
-    """Missing associated documentation comment in .proto file."""
+    """The bot protocol. A bot holds one seat's token (from CreateGame, or from a tournament's
+    match assignment) and sends it in the call metadata under the key `cardgames-token`
+    (TOKEN_REQUIRED without it, TOKEN_INVALID with another match's token). It calls
+    Decisions once and answers each message that lists legal commands with
+    GameService.SubmitCommand, sending the message's `sequence` as `expected_sequence`. A
+    refused command changes nothing: the bot sends another one for the same decision. A bot
+    that loses its connection calls Decisions again (with `after_sequence`: every event it
+    missed) and is sent its pending decision. Errors are GameService's (google.rpc.ErrorInfo,
+    domain "cardgames"; see GameService). int64 and uint64 fields are strings in JSON.
+    """
 
     @staticmethod
     def Decisions(request,

@@ -24,15 +24,15 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x63\x61rdgames/v1/common.proto\x12\x0c\x63\x61rdgames.v1\"\x19\n\x08\x43\x61rdList\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\t\"\x19\n\x07IntList\x12\x0e\n\x06values\x18\x01 \x03(\x03\"u\n\x0bMatchSeeded\x12\x12\n\ncommitment\x18\x01 \x01(\t\x12\x0f\n\x07stacked\x18\x02 \x01(\x05\x12\x11\n\x04seed\x18\x03 \x01(\tH\x00\x88\x01\x01\x12%\n\x05\x64\x65\x63ks\x18\x04 \x03(\x0b\x32\x16.cardgames.v1.CardListB\x07\n\x05_seed\";\n\x08Shuffled\x12\x12\n\nshuffle_no\x18\x01 \x01(\x05\x12\x0c\n\x04size\x18\x02 \x01(\x05\x12\r\n\x05order\x18\x03 \x03(\t\"e\n\tRejection\x12)\n\x04\x63ode\x18\x01 \x01(\x0e\x32\x1b.cardgames.v1.RejectionCode\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x0f\n\x07message\x18\x03 \x01(\t\x12\x0c\n\x04rule\x18\x04 \x01(\t\"T\n\x0cSeatTimedOut\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x13\n\x0b\x63onsequence\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x11\n\twaited_ms\x18\x04 \x01(\x03\">\n\x0c\x43lockCharged\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0f\n\x07used_ms\x18\x02 \x01(\x03\x12\x0f\n\x07\x62\x61nk_ms\x18\x03 \x01(\x03*\xb4\x01\n\rRejectionCode\x12\x1e\n\x1aREJECTION_CODE_UNSPECIFIED\x10\x00\x12\x1c\n\x18REJECTION_CODE_GAME_OVER\x10\x01\x12 \n\x1cREJECTION_CODE_NOT_YOUR_TURN\x10\x02\x12\"\n\x1eREJECTION_CODE_INVALID_COMMAND\x10\x03\x12\x1f\n\x1bREJECTION_CODE_ILLEGAL_MOVE\x10\x04\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x63\x61rdgames/v1/common.proto\x12\x0c\x63\x61rdgames.v1\"\x19\n\x08\x43\x61rdList\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\t\"\x19\n\x07IntList\x12\x0e\n\x06values\x18\x01 \x03(\x03\"u\n\x0bMatchSeeded\x12\x12\n\ncommitment\x18\x01 \x01(\t\x12\x0f\n\x07stacked\x18\x02 \x01(\x05\x12\x11\n\x04seed\x18\x03 \x01(\tH\x00\x88\x01\x01\x12%\n\x05\x64\x65\x63ks\x18\x04 \x03(\x0b\x32\x16.cardgames.v1.CardListB\x07\n\x05_seed\";\n\x08Shuffled\x12\x12\n\nshuffle_no\x18\x01 \x01(\x05\x12\x0c\n\x04size\x18\x02 \x01(\x05\x12\r\n\x05order\x18\x03 \x03(\t\"e\n\tRejection\x12)\n\x04\x63ode\x18\x01 \x01(\x0e\x32\x1b.cardgames.v1.RejectionCode\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x0f\n\x07message\x18\x03 \x01(\t\x12\x0c\n\x04rule\x18\x04 \x01(\t\"b\n\x0cSeatTimedOut\x12\x11\n\x04seat\x18\x01 \x01(\x05H\x00\x88\x01\x01\x12\x13\n\x0b\x63onsequence\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x11\n\twaited_ms\x18\x04 \x01(\x03\x42\x07\n\x05_seat\"L\n\x0c\x43lockCharged\x12\x11\n\x04seat\x18\x01 \x01(\x05H\x00\x88\x01\x01\x12\x0f\n\x07used_ms\x18\x02 \x01(\x03\x12\x0f\n\x07\x62\x61nk_ms\x18\x03 \x01(\x03\x42\x07\n\x05_seat*\xb4\x01\n\rRejectionCode\x12\x1e\n\x1aREJECTION_CODE_UNSPECIFIED\x10\x00\x12\x1c\n\x18REJECTION_CODE_GAME_OVER\x10\x01\x12 \n\x1cREJECTION_CODE_NOT_YOUR_TURN\x10\x02\x12\"\n\x1eREJECTION_CODE_INVALID_COMMAND\x10\x03\x12\x1f\n\x1bREJECTION_CODE_ILLEGAL_MOVE\x10\x04\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'cardgames.v1.common_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_REJECTIONCODE']._serialized_start=531
-  _globals['_REJECTIONCODE']._serialized_end=711
+  _globals['_REJECTIONCODE']._serialized_start=559
+  _globals['_REJECTIONCODE']._serialized_end=739
   _globals['_CARDLIST']._serialized_start=43
   _globals['_CARDLIST']._serialized_end=68
   _globals['_INTLIST']._serialized_start=70
@@ -44,7 +44,7 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_REJECTION']._serialized_start=277
   _globals['_REJECTION']._serialized_end=378
   _globals['_SEATTIMEDOUT']._serialized_start=380
-  _globals['_SEATTIMEDOUT']._serialized_end=464
-  _globals['_CLOCKCHARGED']._serialized_start=466
-  _globals['_CLOCKCHARGED']._serialized_end=528
+  _globals['_SEATTIMEDOUT']._serialized_end=478
+  _globals['_CLOCKCHARGED']._serialized_start=480
+  _globals['_CLOCKCHARGED']._serialized_end=556
 # @@protoc_insertion_point(module_scope)

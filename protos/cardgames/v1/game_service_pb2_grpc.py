@@ -26,7 +26,55 @@ if _version_not_supported:
 
 
 class GameServiceStub:
-    """Missing associated documentation comment in .proto file."""
+    """The game service: one match per game id, one secret token per seat.
+
+    Authentication. CreateGame returns one secret token per seat (seat 0 first). A call
+    that acts for a seat sends that seat's token in the call metadata (a gRPC request
+    header) under the key `cardgames-token`, e.g. `grpcurl -H 'cardgames-token: <token>'`.
+    ListLegalCommands, SubmitCommand, CommitEntropy and RevealEntropy need it
+    (TOKEN_REQUIRED without one). GetView, Watch and GetLog take it optionally: with a
+    seat's token the caller sees what that seat may see (its own hand, its own private
+    events); without one the caller is a spectator and sees the public view. No call ever
+    shows a seat another seat's unplayed cards. CreateGame needs no token.
+
+    Sequences. Every event of a match has a sequence number, 1, 2, 3, ... without gaps;
+    views, listings and responses say the sequence they are at. SubmitCommand's
+    `expected_sequence` makes a command conditional on the match not having moved since
+    (optimistic concurrency: refused with ABORTED / STALE_SEQUENCE otherwise).
+
+    JSON. int64 and uint64 fields (sequences, totals, offsets, milliseconds) are strings in
+    canonical protobuf JSON ("sequence": "42"), as grpcurl and buf curl print them and
+    expect them; int32 fields are numbers. A field at its zero value (0, "", false, empty)
+    is left out of JSON unless it has presence (`optional`, as every seat field): read a
+    missing field as its zero value, a missing `optional` field as unset.
+
+    Errors. A refused call writes nothing. Its status carries a google.rpc.Status (in the
+    `grpc-status-details-bin` trailer; docs/service.md says which google.rpc protos read
+    it) whose details hold a google.rpc.ErrorInfo with domain "cardgames", a `reason` and a
+    `metadata` map; a refusal by the rules also holds a cardgames.v1.Rejection. The
+    reasons, with their gRPC status codes:
+    * GAME_OVER, NOT_YOUR_TURN, ILLEGAL_MOVE (FAILED_PRECONDITION) and INVALID_COMMAND
+    (INVALID_ARGUMENT): the rules refused the command (see Rejection); `metadata` holds
+    `code`, `rule` and `message`. DEADLINE_PASSED (FAILED_PRECONDITION): the command came
+    after its seat's deadline, the clock's consequence applies;
+    * UNKNOWN_GAME, INVALID_OPTIONS, INVALID_SEED, INVALID_SETUP (INVALID_ARGUMENT): a
+    CreateGame that cannot start a match;
+    * INVALID_GAME_ID (not a UUID), INVALID_SEQUENCE (a sequence outside the log),
+    INVALID_PAGE (a negative offset, a page_size above 10,000), MALFORMED_REQUEST (the
+    request bytes are not the method's message) (INVALID_ARGUMENT);
+    * GAME_NOT_FOUND (NOT_FOUND): no match with that id;
+    * TOKEN_REQUIRED (UNAUTHENTICATED): the call acts for a seat and has no token;
+    * TOKEN_INVALID (PERMISSION_DENIED): the token is not a seat token of this match;
+    * STALE_SEQUENCE (ABORTED): `expected_sequence` is not the latest; `metadata` holds
+    `expected` and `sequence` (the latest): read the view and decide again;
+    * MATCH_NOT_STARTED, NO_SEAT_ENTROPY, ALREADY_COMMITTED, ALREADY_REVEALED,
+    COMMITMENTS_PENDING (FAILED_PRECONDITION) and INVALID_ENTROPY, ENTROPY_MISMATCH
+    (INVALID_ARGUMENT): the seat-entropy calls (CommitEntropy, RevealEntropy);
+    * RATE_LIMITED (RESOURCE_EXHAUSTED): over the connection's rate limit or its number of
+    open streams; `metadata.retry_after_ms` and a google.rpc.RetryInfo say when to retry;
+    * STORE_UNAVAILABLE (UNAVAILABLE): the server's store failed or timed out; the outcome
+    of a command is then unknown: read the view before sending it again.
+    """
 
     def __init__(self, channel):
         """Constructor.
@@ -77,64 +125,126 @@ class GameServiceStub:
 
 
 class GameServiceServicer:
-    """Missing associated documentation comment in .proto file."""
+    """The game service: one match per game id, one secret token per seat.
+
+    Authentication. CreateGame returns one secret token per seat (seat 0 first). A call
+    that acts for a seat sends that seat's token in the call metadata (a gRPC request
+    header) under the key `cardgames-token`, e.g. `grpcurl -H 'cardgames-token: <token>'`.
+    ListLegalCommands, SubmitCommand, CommitEntropy and RevealEntropy need it
+    (TOKEN_REQUIRED without one). GetView, Watch and GetLog take it optionally: with a
+    seat's token the caller sees what that seat may see (its own hand, its own private
+    events); without one the caller is a spectator and sees the public view. No call ever
+    shows a seat another seat's unplayed cards. CreateGame needs no token.
+
+    Sequences. Every event of a match has a sequence number, 1, 2, 3, ... without gaps;
+    views, listings and responses say the sequence they are at. SubmitCommand's
+    `expected_sequence` makes a command conditional on the match not having moved since
+    (optimistic concurrency: refused with ABORTED / STALE_SEQUENCE otherwise).
+
+    JSON. int64 and uint64 fields (sequences, totals, offsets, milliseconds) are strings in
+    canonical protobuf JSON ("sequence": "42"), as grpcurl and buf curl print them and
+    expect them; int32 fields are numbers. A field at its zero value (0, "", false, empty)
+    is left out of JSON unless it has presence (`optional`, as every seat field): read a
+    missing field as its zero value, a missing `optional` field as unset.
+
+    Errors. A refused call writes nothing. Its status carries a google.rpc.Status (in the
+    `grpc-status-details-bin` trailer; docs/service.md says which google.rpc protos read
+    it) whose details hold a google.rpc.ErrorInfo with domain "cardgames", a `reason` and a
+    `metadata` map; a refusal by the rules also holds a cardgames.v1.Rejection. The
+    reasons, with their gRPC status codes:
+    * GAME_OVER, NOT_YOUR_TURN, ILLEGAL_MOVE (FAILED_PRECONDITION) and INVALID_COMMAND
+    (INVALID_ARGUMENT): the rules refused the command (see Rejection); `metadata` holds
+    `code`, `rule` and `message`. DEADLINE_PASSED (FAILED_PRECONDITION): the command came
+    after its seat's deadline, the clock's consequence applies;
+    * UNKNOWN_GAME, INVALID_OPTIONS, INVALID_SEED, INVALID_SETUP (INVALID_ARGUMENT): a
+    CreateGame that cannot start a match;
+    * INVALID_GAME_ID (not a UUID), INVALID_SEQUENCE (a sequence outside the log),
+    INVALID_PAGE (a negative offset, a page_size above 10,000), MALFORMED_REQUEST (the
+    request bytes are not the method's message) (INVALID_ARGUMENT);
+    * GAME_NOT_FOUND (NOT_FOUND): no match with that id;
+    * TOKEN_REQUIRED (UNAUTHENTICATED): the call acts for a seat and has no token;
+    * TOKEN_INVALID (PERMISSION_DENIED): the token is not a seat token of this match;
+    * STALE_SEQUENCE (ABORTED): `expected_sequence` is not the latest; `metadata` holds
+    `expected` and `sequence` (the latest): read the view and decide again;
+    * MATCH_NOT_STARTED, NO_SEAT_ENTROPY, ALREADY_COMMITTED, ALREADY_REVEALED,
+    COMMITMENTS_PENDING (FAILED_PRECONDITION) and INVALID_ENTROPY, ENTROPY_MISMATCH
+    (INVALID_ARGUMENT): the seat-entropy calls (CommitEntropy, RevealEntropy);
+    * RATE_LIMITED (RESOURCE_EXHAUSTED): over the connection's rate limit or its number of
+    open streams; `metadata.retry_after_ms` and a google.rpc.RetryInfo say when to retry;
+    * STORE_UNAVAILABLE (UNAVAILABLE): the server's store failed or timed out; the outcome
+    of a command is then unknown: read the view before sending it again.
+    """
 
     def CreateGame(self, request, context):
-        """Start a new match; returns its id and one secret token per seat.
+        """Start a new match. Returns its id, one secret token per seat (shown only here: the
+        service keeps their hashes) and the sequence after the match's first events (the
+        deal). No token needed.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def GetView(self, request, context):
-        """The caller's view, at the latest sequence or a given one.
+        """The caller's view of the match, now or at an earlier sequence. Token optional: a
+        seat's token shows that seat's view, none the public (spectator) view.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def ListLegalCommands(self, request, context):
-        """Every command the caller's seat may send now.
+        """The commands the caller's seat may send now, one page at a time (`offset`,
+        `page_size`, `total`), with the sequence they are valid at. Token required. A seat
+        that is not to act gets an empty list.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def SubmitCommand(self, request, context):
-        """Send a command for the caller's seat; accepted with the new sequence, or
-        rejected with a typed error (nothing is written then).
+        """Send a command for the caller's seat (token required): accepted, with the new
+        sequence and the command's events as the caller sees them, or refused with a typed
+        error (a Rejection for the rules' refusals) and nothing written.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def Watch(self, request, context):
-        """The caller's view, then each new batch of events with the view after it.
+        """A stream of the match as the caller sees it (token optional): first the current view
+        (or, with `after_sequence`, every event after it), then one message per batch of new
+        events with the view after them. The server ends the stream (status OK) after the
+        message in which the match is over; a client that loses the stream calls Watch again
+        with `after_sequence` set to the last sequence it received: nothing is missed and
+        nothing repeats.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def GetLog(self, request, context):
-        """The events the caller may see, each in the form shown to the caller, with
-        the audit log's header, hashes and commands; once the match is over, the
-        whole log and the revealed seeds (docs/log-format.md).
+        """The match's events as the caller may see them (token optional), each with its chain
+        hash and, for the caller's own seat, the command that caused it; the audit log's
+        header and head. Once the match is over: every event in full and the revealed seeds,
+        enough to verify the match offline (docs/log-format.md).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def CommitEntropy(self, request, context):
-        """In a game created with seat_entropy: the caller's seat commits to entropy
-        of its own (SHA-256 of 32 bytes, in hex). Every seat commits first.
+        """In a match created with `seat_entropy`: the caller's seat commits to 32 bytes of
+        entropy of its own by sending their SHA-256 (token required). Every seat commits
+        before any reveals. Sending the same commitment again changes nothing.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def RevealEntropy(self, request, context):
-        """Then each seat reveals its 32 bytes (hex); the last reveal starts the match,
-        its shuffles seeded from the server's seed and every seat's entropy.
+        """Then each seat reveals its 32 bytes (token required); they must hash to its
+        commitment. The last reveal starts the match: its shuffles are seeded from the
+        server's seed and every seat's entropy (docs/log-format.md, "Fair deals").
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -192,7 +302,55 @@ def add_GameServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class GameService:
-    """Missing associated documentation comment in .proto file."""
+    """The game service: one match per game id, one secret token per seat.
+
+    Authentication. CreateGame returns one secret token per seat (seat 0 first). A call
+    that acts for a seat sends that seat's token in the call metadata (a gRPC request
+    header) under the key `cardgames-token`, e.g. `grpcurl -H 'cardgames-token: <token>'`.
+    ListLegalCommands, SubmitCommand, CommitEntropy and RevealEntropy need it
+    (TOKEN_REQUIRED without one). GetView, Watch and GetLog take it optionally: with a
+    seat's token the caller sees what that seat may see (its own hand, its own private
+    events); without one the caller is a spectator and sees the public view. No call ever
+    shows a seat another seat's unplayed cards. CreateGame needs no token.
+
+    Sequences. Every event of a match has a sequence number, 1, 2, 3, ... without gaps;
+    views, listings and responses say the sequence they are at. SubmitCommand's
+    `expected_sequence` makes a command conditional on the match not having moved since
+    (optimistic concurrency: refused with ABORTED / STALE_SEQUENCE otherwise).
+
+    JSON. int64 and uint64 fields (sequences, totals, offsets, milliseconds) are strings in
+    canonical protobuf JSON ("sequence": "42"), as grpcurl and buf curl print them and
+    expect them; int32 fields are numbers. A field at its zero value (0, "", false, empty)
+    is left out of JSON unless it has presence (`optional`, as every seat field): read a
+    missing field as its zero value, a missing `optional` field as unset.
+
+    Errors. A refused call writes nothing. Its status carries a google.rpc.Status (in the
+    `grpc-status-details-bin` trailer; docs/service.md says which google.rpc protos read
+    it) whose details hold a google.rpc.ErrorInfo with domain "cardgames", a `reason` and a
+    `metadata` map; a refusal by the rules also holds a cardgames.v1.Rejection. The
+    reasons, with their gRPC status codes:
+    * GAME_OVER, NOT_YOUR_TURN, ILLEGAL_MOVE (FAILED_PRECONDITION) and INVALID_COMMAND
+    (INVALID_ARGUMENT): the rules refused the command (see Rejection); `metadata` holds
+    `code`, `rule` and `message`. DEADLINE_PASSED (FAILED_PRECONDITION): the command came
+    after its seat's deadline, the clock's consequence applies;
+    * UNKNOWN_GAME, INVALID_OPTIONS, INVALID_SEED, INVALID_SETUP (INVALID_ARGUMENT): a
+    CreateGame that cannot start a match;
+    * INVALID_GAME_ID (not a UUID), INVALID_SEQUENCE (a sequence outside the log),
+    INVALID_PAGE (a negative offset, a page_size above 10,000), MALFORMED_REQUEST (the
+    request bytes are not the method's message) (INVALID_ARGUMENT);
+    * GAME_NOT_FOUND (NOT_FOUND): no match with that id;
+    * TOKEN_REQUIRED (UNAUTHENTICATED): the call acts for a seat and has no token;
+    * TOKEN_INVALID (PERMISSION_DENIED): the token is not a seat token of this match;
+    * STALE_SEQUENCE (ABORTED): `expected_sequence` is not the latest; `metadata` holds
+    `expected` and `sequence` (the latest): read the view and decide again;
+    * MATCH_NOT_STARTED, NO_SEAT_ENTROPY, ALREADY_COMMITTED, ALREADY_REVEALED,
+    COMMITMENTS_PENDING (FAILED_PRECONDITION) and INVALID_ENTROPY, ENTROPY_MISMATCH
+    (INVALID_ARGUMENT): the seat-entropy calls (CommitEntropy, RevealEntropy);
+    * RATE_LIMITED (RESOURCE_EXHAUSTED): over the connection's rate limit or its number of
+    open streams; `metadata.retry_after_ms` and a google.rpc.RetryInfo say when to retry;
+    * STORE_UNAVAILABLE (UNAVAILABLE): the server's store failed or timed out; the outcome
+    of a command is then unknown: read the view before sending it again.
+    """
 
     @staticmethod
     def CreateGame(request,
