@@ -64,7 +64,7 @@ TAG = "type"
 ZERO_WHEN_UNSET: Final = frozenset(
     f"cardgames.v1.{name}"
     for name in (
-        "SeatTimedOut.seat", "ClockCharged.seat", "ListLegalCommandsResponse.seat",
+        "SeatTimedOut.seat", "ClockCharged.seat", "ListLegalCommandsResponse.seat", "AssignmentsResponse.seat",
         "AllFoursCall.owner", "AllFoursCut.seat", "AllFoursPlayed.seat", "AllFoursAward.side",
         "AllFoursDealerChosen.dealer", "AllFoursHandStarted.dealer", "AllFoursHandStarted.eldest",
         "AllFoursCardsDealt.seat", "AllFoursCardsDelivered.seat", "AllFoursStood.seat",

@@ -890,7 +890,9 @@ class GetLogResponse(_message.Message):
 
     @_builtins.property
     def reveal(self) -> Global___LogReveal:
-        """Set once the match is over: the seeds that recompute every shuffle."""
+        """Set once the match is over: the seeds that recompute every shuffle. For a match of a
+        duplicate tournament, only once every match of its deal is over (the same deal's seed).
+        """
 
     def __init__(
         self,

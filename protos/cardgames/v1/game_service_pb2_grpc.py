@@ -226,7 +226,8 @@ class GameServiceServicer:
         """The match's events as the caller may see them (token optional), each with its chain
         hash and, for the caller's own seat, the command that caused it; the audit log's
         header and head. Once the match is over: every event in full and the revealed seeds,
-        enough to verify the match offline (docs/log-format.md).
+        enough to verify the match offline (docs/log-format.md). A tournament's match shows
+        them only once every match of its deal is over (docs/tournaments.md).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -115,7 +115,8 @@ class GameServiceStub:
     """The match's events as the caller may see them (token optional), each with its chain
     hash and, for the caller's own seat, the command that caused it; the audit log's
     header and head. Once the match is over: every event in full and the revealed seeds,
-    enough to verify the match offline (docs/log-format.md).
+    enough to verify the match offline (docs/log-format.md). A tournament's match shows
+    them only once every match of its deal is over (docs/tournaments.md).
     """
     CommitEntropy: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.CommitEntropyRequest, _game_service_pb2.CommitEntropyResponse]
     """In a match created with `seat_entropy`: the caller's seat commits to 32 bytes of
@@ -212,7 +213,8 @@ class GameServiceAsyncStub(GameServiceStub):
     """The match's events as the caller may see them (token optional), each with its chain
     hash and, for the caller's own seat, the command that caused it; the audit log's
     header and head. Once the match is over: every event in full and the revealed seeds,
-    enough to verify the match offline (docs/log-format.md).
+    enough to verify the match offline (docs/log-format.md). A tournament's match shows
+    them only once every match of its deal is over (docs/tournaments.md).
     """
     CommitEntropy: _aio.UnaryUnaryMultiCallable[_game_service_pb2.CommitEntropyRequest, _game_service_pb2.CommitEntropyResponse]  # type: ignore[assignment]
     """In a match created with `seat_entropy`: the caller's seat commits to 32 bytes of
@@ -342,7 +344,8 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         """The match's events as the caller may see them (token optional), each with its chain
         hash and, for the caller's own seat, the command that caused it; the audit log's
         header and head. Once the match is over: every event in full and the revealed seeds,
-        enough to verify the match offline (docs/log-format.md).
+        enough to verify the match offline (docs/log-format.md). A tournament's match shows
+        them only once every match of its deal is over (docs/tournaments.md).
         """
 
     @_abc_1.abstractmethod

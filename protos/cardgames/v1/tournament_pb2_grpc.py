@@ -26,7 +26,27 @@ if _version_not_supported:
 
 
 class TournamentServiceStub:
-    """Missing associated documentation comment in .proto file."""
+    """Headless tournaments between built-in and remote bots.
+
+    A tournament is created with its game, its entrants and its format; each entrant
+    is a built-in bot ("random", "heuristic", "ismcts", or "NAME=KIND") or a remote one
+    (any other name). CreateTournament returns a secret credential for each remote
+    entrant (once); the entrant calls RegisterEntrant with it to get its secret entrant
+    token, then follows Assignments (token in the `cardgames-token` metadata): one message
+    per seat it must play, with that seat's token for BotService.Decisions and
+    GameService.SubmitCommand. The matches start once every remote entrant has
+    registered. Errors are rich, as GameService's (google.rpc.ErrorInfo, domain
+    "cardgames"): TOURNAMENT_NOT_FOUND, INVALID_TOURNAMENT, FIELD_TOO_SMALL, UNKNOWN_ENTRANT,
+    CREDENTIAL_REQUIRED and CREDENTIAL_INVALID (PERMISSION_DENIED), ENTRANT_TOKEN_INVALID,
+    ENTRANT_SUPERSEDED, TOKEN_REQUIRED, UNKNOWN_GAME, INVALID_OPTIONS.
+
+    Duplicate deals cannot be gamed: with a remote entrant, a deal's rotations are played by
+    entrants that are all different (no entrant plays a deal twice), unless the tournament
+    is created `trusted`; and a match's seed, shuffles and hands show (in its log, views
+    and streams) only once every match of its deal is over. The tournament's seed is
+    committed at creation (`seed_commitment`) and shown once it is over; deal d's seed is
+    sha256("<seed>:<d>") in hex (docs/tournaments.md).
+    """
 
     def __init__(self, channel):
         """Constructor.
@@ -67,7 +87,27 @@ class TournamentServiceStub:
 
 
 class TournamentServiceServicer:
-    """Missing associated documentation comment in .proto file."""
+    """Headless tournaments between built-in and remote bots.
+
+    A tournament is created with its game, its entrants and its format; each entrant
+    is a built-in bot ("random", "heuristic", "ismcts", or "NAME=KIND") or a remote one
+    (any other name). CreateTournament returns a secret credential for each remote
+    entrant (once); the entrant calls RegisterEntrant with it to get its secret entrant
+    token, then follows Assignments (token in the `cardgames-token` metadata): one message
+    per seat it must play, with that seat's token for BotService.Decisions and
+    GameService.SubmitCommand. The matches start once every remote entrant has
+    registered. Errors are rich, as GameService's (google.rpc.ErrorInfo, domain
+    "cardgames"): TOURNAMENT_NOT_FOUND, INVALID_TOURNAMENT, FIELD_TOO_SMALL, UNKNOWN_ENTRANT,
+    CREDENTIAL_REQUIRED and CREDENTIAL_INVALID (PERMISSION_DENIED), ENTRANT_TOKEN_INVALID,
+    ENTRANT_SUPERSEDED, TOKEN_REQUIRED, UNKNOWN_GAME, INVALID_OPTIONS.
+
+    Duplicate deals cannot be gamed: with a remote entrant, a deal's rotations are played by
+    entrants that are all different (no entrant plays a deal twice), unless the tournament
+    is created `trusted`; and a match's seed, shuffles and hands show (in its log, views
+    and streams) only once every match of its deal is over. The tournament's seed is
+    committed at creation (`seed_commitment`) and shown once it is over; deal d's seed is
+    sha256("<seed>:<d>") in hex (docs/tournaments.md).
+    """
 
     def CreateTournament(self, request, context):
         """Create a tournament; its runner starts at once (and waits for remote entrants).
@@ -157,7 +197,27 @@ def add_TournamentServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class TournamentService:
-    """Missing associated documentation comment in .proto file."""
+    """Headless tournaments between built-in and remote bots.
+
+    A tournament is created with its game, its entrants and its format; each entrant
+    is a built-in bot ("random", "heuristic", "ismcts", or "NAME=KIND") or a remote one
+    (any other name). CreateTournament returns a secret credential for each remote
+    entrant (once); the entrant calls RegisterEntrant with it to get its secret entrant
+    token, then follows Assignments (token in the `cardgames-token` metadata): one message
+    per seat it must play, with that seat's token for BotService.Decisions and
+    GameService.SubmitCommand. The matches start once every remote entrant has
+    registered. Errors are rich, as GameService's (google.rpc.ErrorInfo, domain
+    "cardgames"): TOURNAMENT_NOT_FOUND, INVALID_TOURNAMENT, FIELD_TOO_SMALL, UNKNOWN_ENTRANT,
+    CREDENTIAL_REQUIRED and CREDENTIAL_INVALID (PERMISSION_DENIED), ENTRANT_TOKEN_INVALID,
+    ENTRANT_SUPERSEDED, TOKEN_REQUIRED, UNKNOWN_GAME, INVALID_OPTIONS.
+
+    Duplicate deals cannot be gamed: with a remote entrant, a deal's rotations are played by
+    entrants that are all different (no entrant plays a deal twice), unless the tournament
+    is created `trusted`; and a match's seed, shuffles and hands show (in its log, views
+    and streams) only once every match of its deal is over. The tournament's seed is
+    committed at creation (`seed_commitment`) and shown once it is over; deal d's seed is
+    sha256("<seed>:<d>") in hex (docs/tournaments.md).
+    """
 
     @staticmethod
     def CreateTournament(request,
