@@ -1,14 +1,15 @@
 """What the search bot needs from Seep: determinization, its episode, its reward and its horizon.
 
-``determinize`` builds a full :class:`State` from the public config and one seat's
-:class:`View` only. Known: the seat's own hand, the floor (loose cards and houses), the
-cards of the last capture while its window is open, and the piles when the rules show
-them. Every other card (the unseen pool) is dealt at random to the hidden places: the
-other hands, the face-down floor of the bid phase, the stock and the unseen part of
-each team's pile (sizes are public). Rule F4 is kept: every other owner of a house is
-dealt a key (a card of the house's value) first. The view does not say which cards the
-piles hold once the capture window has closed, so captured cards may land in a hand of
-a determinization: the bot plays on what its view shows, as a player who did not keep
+``determinize`` builds a full :class:`State` from the public config and one viewer's
+:class:`View` only: a seat's, or a spectator's (every hand is then unseen). Known: the
+seat's own hand, the floor (loose cards and houses), the cards of the last capture while
+its window is open, and the piles when the rules show them (or the memory has them).
+Every other card (the unseen pool) is dealt at random to the hidden places: the other
+hands, the face-down floor of the bid phase, the stock and the unseen part of each
+team's pile (sizes are public). Rule F4 is kept: every other owner of a house is dealt a
+key (a card of the house's value) first. The view does not say which cards the piles
+hold once the capture window has closed, so captured cards may land in a hand of a
+determinization: the bot plays on what its view shows, as a player who did not keep
 track would. A fresh random source replaces the hidden one.
 """
 
@@ -105,10 +106,9 @@ def _card_value(card: str) -> int:
 
 
 def determinize(config: Config, view: View, rng: random.Random, memory: Memory | None = None) -> State:
-    """A full state consistent with ``view`` (a seat's view) and the seat's memory, the unseen cards dealt at random."""
+    """A full state consistent with ``view`` (a seat's or a spectator's) and the viewer's memory, the unseen
+    cards dealt at random."""
     seat = view.viewer
-    if seat is None:
-        raise ValueError("determinize needs a seat's view, not a spectator's")
     known = set(view.hand)
     known.update(view.loose)
     for house in view.houses:
