@@ -94,9 +94,10 @@ def check_position(position: Position, rng: random.Random, stats: Stats, whole: 
         stats.commands += len(commands)
         stats.disclosed += len(exempt)
         for _ in range(REDEALS[match.game_name]):
-            world = _redealt(position, viewer, rng, whole, first, stats)
-            if world is None:
+            redealt = redeal_world(position, viewer, rng, whole, first, stats)
+            if redealt is None:
                 continue
+            _, world = redealt
             found = difference(told, tell(rules, world, viewer, commands, indices), commands, exempt)
             if found is not None:
                 return Case(position, viewer, found.channel, found.detail)
@@ -109,9 +110,11 @@ def _all_fours_battery(players: int) -> list[Any]:
     return parsed(rules, all_fours_battery(players))
 
 
-def _redealt(
+def redeal_world(
     position: Position, viewer: Viewer, rng: random.Random, whole: bool, first: int, stats: Stats
-) -> World | None:
+) -> tuple[list[tuple[str, ...]], World] | None:
+    """A redeal for the viewer under which the position's history stays legal: its orders and
+    its world (None after ``ATTEMPTS`` discarded ones)."""
     for _ in range(ATTEMPTS):
         orders = redeal(position, viewer, rng, whole, stats)
         if not plausible(position, orders):
@@ -124,7 +127,7 @@ def _redealt(
         stats.redeals += 1
         if orders == [s.order for s in position.shuffles]:
             stats.unchanged += 1
-        return world
+        return orders, world
     return None
 
 

@@ -29,16 +29,13 @@ from __future__ import annotations
 
 import os
 import random
-from typing import Any
 
 import pytest
 
 import engine.all_fours.rules as all_fours_rules
-from engine.all_fours.cards import POWER, side_of
-from engine.all_fours.events import CardExposed, ExposedCardCalled
-from engine.all_fours.state import PLAY
-from engine.core.protocol import Rejection, reject
+from engine.core.protocol import Rejection
 from tests.infosets.check import baseline, check, viewers
+from tests.infosets.old_rules import old_call, old_play
 from tests.infosets.worlds import (
     GAMES,
     Stats,
@@ -74,61 +71,16 @@ def test_no_answer_depends_on_an_unseen_card(game_name: str) -> None:
         assert stats.disclosed > 0, stats
 
 
-# --- the check finds the leaks it is for ----------------------------------------------------
-# All Fours before rules version 2: a call of a card the owner does not hold was invalid_command
-# ("seat 1 does not hold AS"), any other refused call illegal_move; a seat whose hand was held
-# back could expose the cards it had not received, and was told invalid_command for the others.
-
-
-def _old_not_held(state: Any, seat: int, card: str) -> Rejection | None:
-    if card not in POWER:
-        return reject(all_fours_rules.INVALID, f"unknown card {card!r}", "A17")
-    if card not in state.hands[seat]:
-        return reject(all_fours_rules.INVALID, f"seat {seat} does not hold {card}", "A17")
-    return None
-
-
-def _old_call(state: Any, caller: int, command: Any) -> Any:
-    owner, card = command.owner, command.card
-    if not (0 <= owner < state.players):
-        return reject(all_fours_rules.INVALID, f"owner {owner} is not a seat", "A17")
-    invalid = _old_not_held(state, owner, card)
-    if invalid:
-        return invalid
-    if caller == owner:
-        return reject(all_fours_rules.ILLEGAL, "a player may not call its own card", "A14")
-    if state.config.callers == "opponents" and side_of(caller) == side_of(owner):
-        return reject(all_fours_rules.ILLEGAL, "only an opponent of the owner may call", "A14")
-    if state.phase != PLAY or state.turn != owner:
-        return reject(all_fours_rules.ILLEGAL, "a card may be called only on its owner's turn in trick play", "A14")
-    if card not in state.exposed[owner]:
-        return reject(all_fours_rules.ILLEGAL, f"{card} of seat {owner} is not exposed", "A14")
-    called = ExposedCardCalled(caller=caller, owner=owner, card=card)
-    return all_fours_rules._play_in_turn(state, owner, card, [called])
-
-
-def _old_play(state: Any, seat: int, card: str) -> Any:
-    invalid = _old_not_held(state, seat, card)
-    if invalid:
-        return invalid
-    if state.phase == PLAY and seat == state.turn:
-        return all_fours_rules._play_in_turn(state, seat, card, [])
-    if state.config.out_of_turn_play == "reject":
-        return reject(all_fours_rules.NOT_YOUR_TURN, f"seat {seat} may not play now", "A14")
-    if card in state.exposed[seat]:
-        return reject(all_fours_rules.NOT_YOUR_TURN, f"{card} is already exposed", "A14")
-    return [CardExposed(seat=seat, card=card)]
-
-
+# --- the check finds the leaks it is for (All Fours before rules version 2) ------------------
 def test_the_check_finds_the_old_call_leak(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(all_fours_rules, "_call", _old_call)
+    monkeypatch.setattr(all_fours_rules, "_call", old_call)
     case = check(positions("all_fours", 20, seed="old-call"), "old-call", Stats())
     assert case is not None and case.channel == "answer" and "'call'" in case.detail, case
     assert "does not hold" in case.detail
 
 
 def test_the_check_finds_the_old_held_back_hand_leak(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(all_fours_rules, "_play", _old_play)
+    monkeypatch.setattr(all_fours_rules, "_play", old_play)
     held_back = {"players": 4, "beg_phase_hand_visibility": "dealer_and_eldest_only", "out_of_turn_play": "expose"}
     case = check(positions("all_fours", 40, seed="old-play", overrides=held_back), "old-play", Stats())
     assert case is not None, "the check did not find a seat reading its undelivered hand"

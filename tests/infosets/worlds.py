@@ -302,9 +302,15 @@ PER_MATCH = {"all_fours": 5, "seep": 10, "contract_rummy": 16}
 
 
 def positions(
-    game_name: str, count: int, seed: str, overrides: dict[str, Any] | None = None, per_match: int | None = None
+    game_name: str,
+    count: int,
+    seed: str,
+    overrides: dict[str, Any] | None = None,
+    per_match: int | None = None,
+    within: int | None = None,
 ) -> Iterator[Position]:
-    """``count`` positions, :data:`PER_MATCH` (or ``per_match``) at random points of each random match."""
+    """``count`` positions, :data:`PER_MATCH` (or ``per_match``) at random points of each random
+    match (among its first ``within`` commands, when given)."""
     per_match = per_match or PER_MATCH[game_name]
     rng = random.Random(seed)
     found = 0
@@ -312,7 +318,8 @@ def positions(
     while found < count:
         match = play_match(game_name, number, rng, overrides)
         number += 1
-        live = [at for at in range(len(match.steps) + 1) if not match.rules.is_over(match.states[at])]
+        last = len(match.steps) if within is None else min(within, len(match.steps))
+        live = [at for at in range(last + 1) if not match.rules.is_over(match.states[at])]
         for at in sorted(rng.sample(live, min(per_match, len(live), count - found))):
             found += 1
             yield Position(match, at)
