@@ -81,6 +81,28 @@ def test_seep_memory_infers_values_only_from_sweeps_passed_up() -> None:
     assert inferred > 0
 
 
+def test_seep_memory_knows_the_values_a_seat_still_holds() -> None:
+    """The bid and every key a seat had to keep (A5.4, A8.3, rule R) stay in its hand until it is
+    seen to play a card of that value; the determinization deals it one."""
+    game = get_game("seep")
+    config = game.make_config({}, None)
+    rng = random.Random(4)
+    inferred = 0
+    for state, seat, memories in _self_play("seep", 3, "seep-holding"):
+        if state.phase != "play":
+            continue
+        memory = memories[seat]
+        for other, values in enumerate(memory.holding):
+            held = {VALUE[card] for card in state.hands[other]}
+            assert values <= held, (other, values, held)
+            inferred += bool(values - {house.value for house in state.houses}) and other != seat
+        sample = game.determinize(config, game.view(state, seat), rng, memory)  # type: ignore[attr-defined]
+        for other, values in enumerate(memory.holding):
+            if other != seat:
+                assert values <= {VALUE[card] for card in sample.hands[other]}
+    assert inferred > 0  # values no house on the floor shows any more
+
+
 def test_a_stale_seep_memory_is_ignored() -> None:
     game = get_game("seep")
     config = game.make_config({}, None)

@@ -54,7 +54,6 @@ from engine.core.registry import get_game
 from engine.core.replay import new_match
 from engine.seep import config as seep_config
 from engine.seep.cards import VALUE as SEEP_VALUE
-from engine.seep.determinize import Memory as SeepMemory
 from service.games import shown
 from tests.bots.helpers import cards_in
 
@@ -397,18 +396,18 @@ def _unseen_places(position: Position, viewer: Viewer, k: int) -> list[int]:
 def _memory(position: Position, viewer: Viewer, deal_step: int) -> Any:
     """What a viewer that watched every view of the deal remembers (the determinizer's input)."""
     match = position.match
-    if match.game_name == "all_fours":
-        rules = bot_rules("all_fours")
-        memory = None
-        for state in match.states[deal_step + 1 : position.at + 1]:
-            memory = rules.remember(memory, match.rules.view(state, viewer))
-        return memory
-    if match.game_name == "seep":
-        # every capture is a public event (D), so the piles are known to every viewer of the log
-        state = position.state
-        return SeepMemory(dealer=state.dealer, plays=state.plays, sweeps=state.sweeps, piles=(
-            frozenset(state.piles[0]), frozenset(state.piles[1])))
-    return None
+    if match.game_name == "contract_rummy":
+        return None
+    rules = bot_rules(match.game_name)
+    memory = None
+    for state in match.states[deal_step + 1 : position.at + 1]:
+        memory = rules.remember(memory, match.rules.view(state, viewer))
+    if match.game_name == "seep" and memory is not None:
+        # every capture is a public event (D): a viewer of the log knows the piles, whatever
+        # the inspection window lets its view show
+        piles = position.state.piles
+        memory = replace(memory, piles=(frozenset(piles[0]), frozenset(piles[1])))
+    return memory
 
 
 def places_of(game_name: str, state: Any) -> list[Sequence[str]]:
