@@ -21,6 +21,12 @@ where another rejects; every rejection must still be the same (code, rule, messa
 the listing may differ only by those calls, listed exactly where they are accepted. Any
 other call, whoever holds its card, gets one answer in every world.
 
+The redeals keep everything the viewer saw; what play revealed of the hidden cards (All Fours
+voids, Seep keys) the determinizers keep, and the history staying legal checks: a redeal
+under which a command of the history is rejected is discarded. In a Contract
+Rummy two-pack deck a card whose twin the viewer has seen stays where it is (a shuffle's
+order names codes, not copies).
+
 Everything is seeded: a failure prints the game, the option set, the seed and the whole
 command history of the position, the viewer, and what it was told in two worlds.
 """

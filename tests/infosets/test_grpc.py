@@ -49,7 +49,7 @@ from service.store import EventStore
 from tests.infosets.batteries import battery
 from tests.infosets.check import redeal_world, viewers
 from tests.infosets.old_rules import old_call
-from tests.infosets.worlds import GAMES, Position, Stats, disclosed, parsed, positions
+from tests.infosets.worlds import GAMES, Position, Stats, disclosed, disclosed_calls, parsed, positions
 
 pb = game_service_pb2
 pytestmark = pytest.mark.slow
@@ -181,14 +181,19 @@ def _carried(game_name: str, command: dict[str, Any]) -> bool:
     return True
 
 
-def _listed(reply: Any) -> list[Any]:
+def _listed(reply: Any, exempt: list[Any]) -> list[Any]:
+    """A listing's total and commands, less the disclosed calls (which it may hold or not)."""
     if reply[0] != "ok":
         return [reply]
-    return [reply[1].get("total"), *reply[1].get("commands", [])]
+    commands = reply[1].get("commands", [])
+    kept = [command for command in commands if command not in exempt]
+    return [int(reply[1].get("total", 0)) - (len(commands) - len(kept)), *kept]
 
 
-def difference(base: dict[str, Any], other: dict[str, Any], commands: list[Any], exempt: set[int]) -> str | None:
-    """The first thing told differently, but for the disclosed calls (worlds.difference)."""
+def difference(
+    base: dict[str, Any], other: dict[str, Any], commands: list[Any], exempt: set[int], calls: list[Any]
+) -> str | None:
+    """The first thing told differently, but for the disclosed ``calls`` (the battery's at ``exempt``)."""
     for key in ("view", "log"):
         if base[key] != other[key]:
             return f"{key}: {base[key]}\n  !=\n{other[key]}"
@@ -201,9 +206,7 @@ def difference(base: dict[str, Any], other: dict[str, Any], commands: list[Any],
             continue  # accepted in one world (not sent, or sent) and refused in the other: disclosed
         if one != two:
             return f"SubmitCommand {commands[index]}: {one}\n  !=\n{two}"
-    exempt_commands = [wrapped for index, wrapped in enumerate(commands) if index in exempt]
-    one, two = _listed(base["listing"]), _listed(other["listing"])
-    if [c for c in one if c not in exempt_commands] != [c for c in two if c not in exempt_commands]:
+    if _listed(base["listing"], calls) != _listed(other["listing"], calls):
         return f"listing: {base['listing']}\n  !=\n{other['listing']}"
     return None
 
@@ -239,7 +242,8 @@ async def grpc_check(stub: Any, game_name: str, count: int, seed: str) -> tuple[
                 answers.append(await told(stub, game_name, game_id, token, raw, send))
             exempt = disclosed(game_name, position.state, viewer, commands)
             wrapped = [plain(wire.wrap_command(game_name, command)) for command in raw]
-            found_difference = difference(answers[0], answers[1], wrapped, exempt)
+            calls = [plain(wire.wrap_command(game_name, c)) for c in disclosed_calls(game_name, position.state, viewer)]
+            found_difference = difference(answers[0], answers[1], wrapped, exempt, calls)
             compared += 1
             if found_difference is not None:
                 who = "a spectator" if viewer is None else f"seat {viewer}"

@@ -9,18 +9,19 @@
   every later shuffle are the same).
 * A *redeal* for a viewer changes only the cards it cannot see. Which cards a viewer has
   seen is worked out here from the rules' information model (the D sections of the rules
-  files, restated in :data:`PRIVATE`), not from the engine's own ``audience``/``redact``,
-  so that a log that wrongly shows a card cannot make that card count as seen. Per
-  shuffle, a card is *unseen* when no event the viewer may see names it from that shuffle
-  to the end of the step with the next shuffle of the whole pack (a Contract Rummy
-  refill shuffles the discards again: they are then unseen again until shown). The cards at the unseen places of a
-  shuffle are dealt anew: for the deal in progress by the game's determinizer (fed the
-  viewer's view and memory, so that it keeps what play revealed: All Fours voids, Seep
-  keys), otherwise at random. A redeal under which the history is no longer legal (a
-  command of it is rejected) is discarded; one under which the game's automatic events
-  take another course fails the check unless a rule discloses that course to the table
-  (:func:`plausible`: the only one is a Seep bidder's hand with no card above 8, which is
-  shown and dealt again).
+  files, restated in :data:`PRIVATE`), not from the engine's own ``audience``/``redact``, so
+  that a log that wrongly shows a card cannot make that card count as seen. Per shuffle, a
+  card is *unseen* when no event the viewer may see names it from that shuffle to the end of
+  the step with the next shuffle of the whole pack (a Contract Rummy refill shuffles the
+  discards again: they are then unseen again until shown; in a two-pack deck a code stands
+  for both copies, so a code one copy of which the viewer has seen stays in place). The
+  cards at the unseen places of a shuffle are dealt anew: for the deal in progress by the
+  game's determinizer (fed the viewer's view and memory, so that it keeps what play
+  revealed: All Fours voids, Seep keys), otherwise at random. A redeal under which the
+  history is no longer legal (a command of it is rejected) is discarded; one under which the
+  game's automatic events take another course fails the check unless a rule discloses that
+  course to the table (:func:`plausible`: the only one is a Seep bidder's hand with no card
+  above 8, which is shown and dealt again).
 * What a viewer is told (:class:`Told`): its view, its legal listing, its log (the
   service's per-viewer redaction, :func:`service.games.shown`, of every event), and the
   answer (accepted, or code, rule and message) to every command of a battery.
@@ -45,6 +46,7 @@ from typing import Any
 from msgspec.structs import replace
 
 from engine.all_fours import config as all_fours_config
+from engine.all_fours.cards import side_of
 from engine.bots.policy import bot_rules
 from engine.contract_rummy import config as rummy_config
 from engine.core.cards import STANDARD_PACK, is_card_or_joker
@@ -652,8 +654,8 @@ def difference(base: Told, other: Told, battery: Sequence[Any], disclosed: set[i
     return None
 
 
-def disclosed(game_name: str, state: Any, viewer: Viewer, battery: Sequence[Any]) -> set[int]:
-    """The battery's commands whose answer the rules let depend on an unseen card.
+def disclosed_calls(game_name: str, state: Any, viewer: Viewer) -> list[dict[str, Any]]:
+    """The commands whose answer the rules let depend on an unseen card (FORMAT.md dicts).
 
     All Fours (A14): a call of an exposed card, by a seat allowed to call it, on its owner's
     turn in trick play, is accepted exactly when the card is in the owner's legal set now,
@@ -661,17 +663,14 @@ def disclosed(game_name: str, state: Any, viewer: Viewer, battery: Sequence[Any]
     ``no_undertrump`` whether it holds a card that is not a trump). The table learns the
     same when the owner refuses the call by playing another card. Nothing else is disclosed."""
     if game_name != "all_fours" or viewer is None or state.phase != "play":
-        return set()
+        return []
     owner = state.turn
-    callers = state.config.callers
-    chosen = set()
-    for index, command in enumerate(battery):
-        if (
-            _tag(command) == "call"
-            and command.owner == owner
-            and owner != viewer
-            and command.card in state.exposed[owner]
-            and (callers == "any_other" or viewer % 2 != owner % 2)
-        ):
-            chosen.add(index)
-    return chosen
+    if owner == viewer or (state.config.callers == "opponents" and side_of(viewer) == side_of(owner)):
+        return []
+    return [{"type": "call", "owner": owner, "card": card} for card in state.exposed[owner]]
+
+
+def disclosed(game_name: str, state: Any, viewer: Viewer, battery: Sequence[Any]) -> set[int]:
+    """The indices of the battery's commands that :func:`disclosed_calls` lists."""
+    calls = disclosed_calls(game_name, state, viewer)
+    return {index for index, command in enumerate(battery) if _tag(command) == "call" and to_dict(command) in calls}
