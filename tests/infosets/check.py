@@ -35,10 +35,6 @@ ATTEMPTS = 4
 WHOLE_EVERY = 8
 
 
-class Leak(AssertionError):
-    """A viewer is told something that depends on a card it cannot see."""
-
-
 @dataclass
 class Case:
     """A world a viewer cannot tell from the position's, and the first thing it is told differently."""
