@@ -19,11 +19,15 @@ from engine.all_fours.view import View, audience, redact, view
 
 NAME: Final = "all_fours"
 TITLE: Final = "All Fours (Trinidad)"
+#: 2: a seat whose hand is held back (B-28) may no longer expose a card it has not received
+#: (A17); a log of version 1 holding such an exposure would not re-run.
+RULES_VERSION: Final = "2"
 
 __all__ = [
     "DEFAULT_PLAYERS",
     "NAME",
     "PLAYER_COUNTS",
+    "RULES_VERSION",
     "TITLE",
     "Command",
     "Config",

@@ -1,10 +1,11 @@
 """What the search bot needs from All Fours: determinization, its episode and its reward.
 
-``determinize`` builds a full :class:`State` from the public config and one seat's
-:class:`View` only. The seat's own hand, the played cards, the turn-up, the set-aside
-turn-ups and the exposed cards are known; every other card (the unseen pool) is dealt
-at random to the hidden places: the other hands (their sizes are public) and the
-stock. Voids that play revealed are respected: a player who neither followed the suit
+``determinize`` builds a full :class:`State` from the public config and one viewer's
+:class:`View` only: a seat's, or a spectator's (every hand is then unseen). The seat's own
+hand (once delivered, B-28), the played cards, the turn-up, the set-aside turn-ups and the
+exposed cards are known; every other card (the unseen pool) is dealt at random to the
+hidden places: the other hands (their sizes are public), the seat's own hand while it is
+held back, and the stock. Voids that play revealed are respected: a player who neither followed the suit
 led nor trumped has none of that suit left; one who did not follow a trump lead has no
 trump. The view shows the cards of each side's won tricks (one block of N cards per
 trick, in play order) but not who played them: the seat's ``Memory`` (``remember``,
@@ -135,10 +136,8 @@ def _remembered_tricks(view: View, memory: Memory | None, voids: list[set[str]])
 
 
 def determinize(config: Config, view: View, rng: random.Random, memory: Memory | None = None) -> State:
-    """A full state consistent with ``view`` (a seat's view), the unseen cards dealt at random."""
+    """A full state consistent with ``view`` (a seat's or a spectator's), the unseen cards dealt at random."""
     seat = view.viewer
-    if seat is None:
-        raise ValueError("determinize needs a seat's view, not a spectator's")
     players = view.players
     known = set(view.hand)
     for cards in view.exposed:
@@ -156,13 +155,14 @@ def determinize(config: Config, view: View, rng: random.Random, memory: Memory |
     if past is None:
         past = _past_tricks(view, rng, voids)
     _void_after(view.trick, view.trump, voids)
-    # places 0..N-1: the unseen part of each hand (the viewer's own hand is seen unless held back); N: the stock
+    # places 0..N-1: the unseen part of each hand (a seat's own hand is seen unless held back); N: the stock
     holding = [list(view.exposed[s]) if s != seat else list(view.hand) for s in range(players)]
     needs = [view.hand_sizes[s] - len(holding[s]) for s in range(players)] + [view.stock_size]
     if sum(needs) != len(pool) or min(needs) < 0:
         raise ValueError(f"the view does not add up: {len(pool)} unseen cards for places of {needs}")
     place_voids: list[set[str]] = [*voids, set()]
-    place_voids[seat] = set()
+    if seat is not None:
+        place_voids[seat] = set()
     dealt = deal(pool, needs, place_voids, _suit, rng)
     hands = tuple(tuple(holding[s] + dealt[s]) for s in range(players))
     stock = dealt[players]

@@ -23,6 +23,7 @@ from engine.all_fours.legal import give_one_forbidden, stand_forbidden
 from engine.all_fours.scoring import award, score_hand, win
 from engine.all_fours.state import BEG, DEALER_CHOICE, OVER, PLAY, SIDES, Played, State
 from engine.all_fours.tricks import legal_cards, trick_winner
+from engine.all_fours.view import hand_hidden
 from engine.core.events import match_seeded
 from engine.core.protocol import Malformed, Rejection, RejectionCode, ScenarioError, Setup, reject
 
@@ -142,19 +143,23 @@ _DECIDE: dict[type, Callable[[State, int], list[Any] | Rejection]] = {
 }
 
 
-def _not_held(state: State, seat: int, card: str) -> Rejection | None:
-    """invalid_command for an unknown card or one the seat does not hold (A17 rule 2)."""
+def _unknown(card: str) -> Rejection | None:
+    """invalid_command for a card code that names no card (A17 rule 2)."""
     if card not in POWER:
         return reject(INVALID, f"unknown card {card!r}", "A17")
-    if card not in state.hands[seat]:
-        return reject(INVALID, f"seat {seat} does not hold {card}", "A17")
     return None
 
 
 def _play(state: State, seat: int, card: str) -> list[Any] | Rejection:
-    invalid = _not_held(state, seat, card)
-    if invalid:
-        return invalid
+    unknown = _unknown(card)
+    if unknown:
+        return unknown
+    # A seat that has not received its cards is answered the same whatever card it names
+    # (A17 rule 3, before "does not hold"): it cannot see its own hand yet (B-28, D).
+    if hand_hidden(state, seat):
+        return reject(NOT_YOUR_TURN, f"seat {seat} may not play before its cards are delivered", "A17")
+    if card not in state.hands[seat]:
+        return reject(INVALID, f"seat {seat} does not hold {card}", "A17")
     if state.phase == PLAY and seat == state.turn:
         return _play_in_turn(state, seat, card, [])
     # out of turn (A14)
@@ -166,12 +171,15 @@ def _play(state: State, seat: int, card: str) -> list[Any] | Rejection:
 
 
 def _call(state: State, caller: int, command: Call) -> list[Any] | Rejection:
+    """A call (A14). No answer depends on the owner's unexposed cards: a card it does not hold is
+    "not exposed" like one it holds face down (A17 rule 2); only an exposed card's legality for the
+    owner, which the table learns as soon as the owner plays, tells anything of its hand."""
     owner, card = command.owner, command.card
     if not (0 <= owner < state.players):
         return reject(INVALID, f"owner {owner} is not a seat", "A17")
-    invalid = _not_held(state, owner, card)
-    if invalid:
-        return invalid
+    unknown = _unknown(card)
+    if unknown:
+        return unknown
     if caller == owner:
         return reject(ILLEGAL, "a player may not call its own card", "A14")
     if state.config.callers == "opponents" and side_of(caller) == side_of(owner):
@@ -179,7 +187,7 @@ def _call(state: State, caller: int, command: Call) -> list[Any] | Rejection:
     if state.phase != PLAY or state.turn != owner:
         return reject(ILLEGAL, "a card may be called only on its owner's turn in trick play", "A14")
     if card not in state.exposed[owner]:
-        return reject(ILLEGAL, f"{card} of seat {owner} is not exposed", "A14")
+        return reject(ILLEGAL, f"{card} is not an exposed card of seat {owner}", "A14")
     return _play_in_turn(state, owner, card, [ExposedCardCalled(caller=caller, owner=owner, card=card)])
 
 

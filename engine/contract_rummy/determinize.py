@@ -1,8 +1,9 @@
 """What the search bot needs from Contract Rummy: determinization, its episode, reward and horizon.
 
-``determinize`` builds a full :class:`State` from the public config and one seat's
-:class:`View` only. Known: the seat's own hand, the discard pile, the melds, and the
-cards each seat publicly took from the pile and still holds (``known``). The rest of
+``determinize`` builds a full :class:`State` from the public config and one viewer's
+:class:`View` only: a seat's, or a spectator's (every hand is then unseen). Known: the
+seat's own hand, the discard pile, the melds, and the cards each seat publicly took from
+the pile and still holds (``known``). The rest of
 the deck (the unseen pool) is dealt at random to the hidden places: the unknown part
 of every other hand (sizes are public) and the stock. A fresh random seed replaces the
 hidden shuffle source (refills and the next deal).
@@ -36,10 +37,8 @@ def remember(memory: None, view: View) -> None:
 
 
 def determinize(config: Config, view: View, rng: random.Random, memory: None = None) -> State:
-    """A full state consistent with ``view`` (a seat's view), the unseen cards dealt at random."""
+    """A full state consistent with ``view`` (a seat's or a spectator's), the unseen cards dealt at random."""
     seat = view.viewer
-    if seat is None:
-        raise ValueError("determinize needs a seat's view, not a spectator's")
     players = view.players
     unseen = Counter(deck_for(config.deck_policy, players))
     seen = Counter(view.hand)

@@ -1,15 +1,18 @@
 """What the search bot needs from Seep: determinization, its episode, its reward and its horizon.
 
-``determinize`` builds a full :class:`State` from the public config and one seat's
-:class:`View` only. Known: the seat's own hand, the floor (loose cards and houses), the
-cards of the last capture while its window is open, and the piles when the rules show
-them. Every other card (the unseen pool) is dealt at random to the hidden places: the
-other hands, the face-down floor of the bid phase, the stock and the unseen part of
-each team's pile (sizes are public). Rule F4 is kept: every other owner of a house is
-dealt a key (a card of the house's value) first. The view does not say which cards the
-piles hold once the capture window has closed, so captured cards may land in a hand of
-a determinization: the bot plays on what its view shows, as a player who did not keep
-track would. A fresh random source replaces the hidden one.
+``determinize`` builds a full :class:`State` from the public config and one viewer's
+:class:`View` only: a seat's, or a spectator's (every hand is then unseen). Known: the
+seat's own hand, the floor (loose cards and houses), the cards of the last capture while
+its window is open, and the piles when the rules show them (or the memory has them).
+Every other card (the unseen pool) is dealt at random to the hidden places: the other
+hands, the face-down floor of the bid phase, the stock and the unseen part of each
+team's pile (sizes are public). Rule F4 is kept: every other owner of a house is dealt a
+key (a card of the house's value) first; so is, where the deal allows it, a card of
+every value the memory says a seat still holds (its bid, the key of a house it owned).
+The view does not say which cards the piles hold once the capture window has closed, so
+captured cards may land in a hand of a determinization: the bot plays on what its view
+shows, as a player who did not keep track would. A fresh random source replaces the
+hidden one.
 """
 
 from __future__ import annotations
@@ -41,7 +44,11 @@ class Memory(msgspec.Struct, frozen=True):
     values it showed it does not hold: it had the turn on a floor that a card of that
     value would have swept, and did not sweep (hands only shrink once dealt, so this
     lasts the deal). ``pending``: the seat to act, the values that would sweep its
-    floor, and the play count, until its move is seen.
+    floor, and the play count, until its move is seen. ``holding``: per seat, the card
+    values the rules showed it still holds: the bid value (A5.4), and a key of every house
+    it has owned after a play of its (A8.3, rule R), until it is seen to play a card of
+    that value (a capture the view does not show forgets them all). ``floor``: the cards
+    on the floor (loose and in houses) and ``mover`` the seat to act, as last seen.
     """
 
     dealer: int
@@ -50,6 +57,32 @@ class Memory(msgspec.Struct, frozen=True):
     piles: tuple[frozenset[str], frozenset[str]]
     lacking: tuple[frozenset[int], ...] = (frozenset(),) * 4
     pending: tuple[int, frozenset[int], int] | None = None
+    holding: tuple[frozenset[int], ...] = (frozenset(),) * 4
+    floor: frozenset[str] = frozenset()
+    mover: int | None = None
+
+
+def _floor(view: View) -> frozenset[str]:
+    return frozenset(view.loose).union(*(house.cards() for house in view.houses))
+
+
+def _holding(memory: Memory, view: View) -> tuple[frozenset[int], ...]:
+    """``memory.holding`` after ``view``: what the play just seen showed, or the bid just made."""
+    holding = list(memory.holding)
+    if view.phase != PLAY:
+        return tuple(holding)
+    if view.plays == 0 and view.bid is not None:
+        holding[view.bidder] = holding[view.bidder] | {view.bid}
+    mover = memory.mover
+    if view.plays != memory.plays + 1 or mover is None:
+        return tuple(holding)
+    shown = (_floor(view) | frozenset(view.last_capture)) - memory.floor
+    if len(shown) == 1:  # the card it played: it may have been the key it had to keep
+        holding[mover] = holding[mover] - {VALUE[next(iter(shown))]}
+    else:  # a capture the view does not show (window never): the card is unknown
+        holding[mover] = frozenset()
+    holding[mover] = holding[mover] | {house.value for house in view.houses if mover in house.owners}
+    return tuple(holding)
 
 
 def remember(memory: Memory | None, view: View) -> Memory:
@@ -75,6 +108,9 @@ def remember(memory: Memory | None, view: View) -> Memory:
         if values and view.plays + 1 < PLAYS_PER_DEAL:
             pending = (mover, values, view.plays)
     return Memory(
+        holding=_holding(memory, view),
+        floor=_floor(view),
+        mover=view.to_act,
         dealer=view.dealer,
         plays=view.plays,
         sweeps=view.sweeps,
@@ -105,10 +141,9 @@ def _card_value(card: str) -> int:
 
 
 def determinize(config: Config, view: View, rng: random.Random, memory: Memory | None = None) -> State:
-    """A full state consistent with ``view`` (a seat's view) and the seat's memory, the unseen cards dealt at random."""
+    """A full state consistent with ``view`` (a seat's or a spectator's) and the viewer's memory, the unseen
+    cards dealt at random."""
     seat = view.viewer
-    if seat is None:
-        raise ValueError("determinize needs a seat's view, not a spectator's")
     known = set(view.hand)
     known.update(view.loose)
     for house in view.houses:
@@ -136,6 +171,18 @@ def determinize(config: Config, view: View, rng: random.Random, memory: Memory |
                 raise ValueError(f"no key of value {house.value} left for seat {owner}")
             pool.remove(key)
             keys[owner].append(key)
+    # the values the rules showed a seat still holds (the memory's ``holding``), when the deal allows it
+    if memory is not None and memory.dealer == view.dealer and memory.plays <= view.plays:
+        for other in range(4):
+            for value in sorted(memory.holding[other]):
+                if other == seat or len(keys[other]) >= needs[other]:
+                    continue
+                if any(VALUE[card] == value for card in keys[other]):
+                    continue
+                key = next((card for card in pool if VALUE[card] == value), None)
+                if key is not None:
+                    pool.remove(key)
+                    keys[other].append(key)
     # the values a seat showed it lacks (memory) stay out of its hand when the deal allows it
     barred: list[frozenset[int]] = [frozenset()] * len(needs)
     sweeps_count = config.sweeps_enabled and config.sweep_points > 0

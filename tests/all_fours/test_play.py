@@ -168,7 +168,7 @@ def test_a14_invalid_calls_are_illegal_moves_and_the_card_stays_callable() -> No
     assert rejection(state, 3, {"type": "call", "owner": 1, "card": "QS"}) == "illegal_move"  # partner
     assert rejection(state, 1, {"type": "call", "owner": 1, "card": "QS"}) == "illegal_move"  # owner
     assert rejection(state, 0, {"type": "call", "owner": 1, "card": "4D"}) == "illegal_move"  # not exposed
-    assert rejection(state, 0, {"type": "call", "owner": 1, "card": "AH"}) == "invalid_command"  # not held
+    assert rejection(state, 0, {"type": "call", "owner": 1, "card": "AH"}) == "illegal_move"  # not held either
     assert rejection(state, 0, {"type": "call", "owner": 7, "card": "QS"}) == "invalid_command"
     assert rejection(state, 0, {"type": "call", "owner": 1, "card": "1S"}) == "invalid_command"
     state = play(state, "4D", "7D", "AD")  # seat 3 wins and leads
@@ -176,6 +176,21 @@ def test_a14_invalid_calls_are_illegal_moves_and_the_card_stays_callable() -> No
     state = play(state, "AS", "KS")
     state = act(state, 2, {"type": "call", "owner": 1, "card": "QS"})  # legal now: called later
     assert state.trick[-1] == Played(1, "QS") and state.exposed[1] == ()
+
+
+def test_a14_a17_a_call_of_an_unexposed_card_gets_one_answer_whoever_holds_it() -> None:
+    """A caller learns nothing of a hand it cannot see: the owner's own face-down card, another
+    seat's card, a stock card and a played card get the same code, rule and message."""
+    state = play(act(dealt(), 1, {"type": "play", "card": "QS"}), "5S")
+    assert state.turn == 1
+    for caller in (0, 2):
+        answers = {}
+        for card, where in (("3H", "owner"), ("AS", "seat 3"), ("KH", "seat 2"), ("AC", "stock"), ("5S", "trick")):
+            outcome = GAME.decide(state, caller, parse_command(GAME, {"type": "call", "owner": 1, "card": card}))
+            assert isinstance(outcome, Rejection), where
+            answers[where] = (outcome.code.value, outcome.rule, outcome.message.replace(card, "<card>"))
+        assert len(set(answers.values())) == 1, answers
+        assert next(iter(answers.values()))[0] == "illegal_move"
 
 
 def test_a14_callers_any_other_lets_a_partner_call() -> None:
@@ -195,6 +210,29 @@ def test_a17_invalid_command_for_unknown_or_unheld_cards_from_every_seat_and_pha
                 assert rejection(state, seat, {"type": "play", "card": "ZZ"}) == "invalid_command"
                 other = HANDS[(seat + 1) % 4][0]
                 assert rejection(state, seat, {"type": "play", "card": other}) == "invalid_command"
+
+
+def test_a17_a_seat_without_its_cards_may_not_play_whatever_card_it_names() -> None:
+    """dealer_and_eldest_only (B-28): before trumps are fixed seats 1 and 2 see no card of theirs, so
+    every well-formed play of theirs is not_your_turn with one message, held card or not (A17 rule 3
+    before "does not hold"); an unknown code is still invalid_command. The dealer and the eldest see
+    their cards: a card they do not hold is invalid_command."""
+    for out_of_turn in ("expose", "reject"):
+        options = {"beg_phase_hand_visibility": "dealer_and_eldest_only", "out_of_turn_play": out_of_turn}
+        state = start(make_deck(HANDS, "4H"), options=options)
+        for phase_state in (state, act(state, 0, {"type": "beg"})):
+            for seat in (1, 2):
+                answers = set()
+                for card in ("AS", "QS", "9S", "4H"):  # seat 3's, seat 1's, seat 2's, the turn-up
+                    outcome = GAME.decide(phase_state, seat, parse_command(GAME, {"type": "play", "card": card}))
+                    assert isinstance(outcome, Rejection)
+                    answers.add((outcome.code.value, outcome.rule, outcome.message))
+                assert len(answers) == 1 and answers.pop()[0] == "not_your_turn"
+                assert rejection(phase_state, seat, {"type": "play", "card": "ZZ"}) == "invalid_command"
+            for seat in (0, 3):
+                assert rejection(phase_state, seat, {"type": "play", "card": HANDS[1][0]}) == "invalid_command"
+        delivered = act(state, 0, {"type": "stand"})
+        assert rejection(delivered, 1, {"type": "play", "card": "AS"}) == "invalid_command"
 
 
 def test_a17_malformed_commands_are_invalid() -> None:

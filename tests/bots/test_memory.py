@@ -55,17 +55,22 @@ def test_all_fours_memory_knows_who_played_every_card() -> None:
     assert checked > 100
 
 
-def test_seep_memory_knows_every_captured_card() -> None:
+def _seep_plays(matches: int, seed: str) -> Any:
+    """(state, seat to act, its memory, a determinization of its view) at every play of Seep self-play."""
     game = get_game("seep")
     config = game.make_config({}, None)
-    rng = random.Random(2)
+    rng = random.Random(seed)
+    for state, seat, memories in _self_play("seep", matches, seed):
+        if state.phase == "play":
+            memory = memories[seat]
+            yield state, seat, memory, game.determinize(config, game.view(state, seat), rng, memory)  # type: ignore[attr-defined]
+
+
+def test_seep_memory_knows_every_captured_card() -> None:
+    game = get_game("seep")
     checked = 0
-    for state, seat, memories in _self_play("seep", 2, "seep-memory"):
-        if state.phase != "play":
-            continue
-        memory = memories[seat]
+    for state, seat, memory, sample in _seep_plays(2, "seep-memory"):
         assert memory.piles == (frozenset(state.piles[0]), frozenset(state.piles[1]))
-        sample = game.determinize(config, game.view(state, seat), rng, memory)  # type: ignore[attr-defined]
         assert (set(sample.piles[0]), set(sample.piles[1])) == (set(state.piles[0]), set(state.piles[1]))
         assert game.view(sample, seat) == game.view(state, seat)
         checked += 1
@@ -79,6 +84,21 @@ def test_seep_memory_infers_values_only_from_sweeps_passed_up() -> None:
             assert not any(VALUE[card] in values for card in state.hands[other]), (other, values)
             inferred += bool(values) and other != seat
     assert inferred > 0
+
+
+def test_seep_memory_knows_the_values_a_seat_still_holds() -> None:
+    """The bid and every key a seat had to keep (A5.4, A8.3, rule R) stay in its hand until it is
+    seen to play a card of that value; the determinization deals it one."""
+    inferred = 0
+    for state, seat, memory, sample in _seep_plays(3, "seep-holding"):
+        for other, values in enumerate(memory.holding):
+            held = {VALUE[card] for card in state.hands[other]}
+            assert values <= held, (other, values, held)
+            inferred += bool(values - {house.value for house in state.houses}) and other != seat
+        for other, values in enumerate(memory.holding):
+            if other != seat:
+                assert values <= {VALUE[card] for card in sample.hands[other]}
+    assert inferred > 0  # values no house on the floor shows any more
 
 
 def test_a_stale_seep_memory_is_ignored() -> None:

@@ -1,0 +1,1 @@
+"""Information-set invariance: no answer depends on a card its viewer cannot see (docs/threat-model.md)."""

@@ -1,0 +1,56 @@
+"""All Fours as it was before rules version 2, to show that the information-set checks find its leaks.
+
+Before rules version 2 a call of a card the owner does not hold was invalid_command
+("seat 1 does not hold AS"), any other refused call illegal_move; a seat whose hand was held
+back could expose the cards it had not received, and was told invalid_command for the others.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import engine.all_fours.rules as all_fours_rules
+from engine.all_fours.cards import POWER, side_of
+from engine.all_fours.events import CardExposed, ExposedCardCalled
+from engine.all_fours.state import PLAY
+from engine.core.protocol import Rejection, reject
+
+
+def old_not_held(state: Any, seat: int, card: str) -> Rejection | None:
+    if card not in POWER:
+        return reject(all_fours_rules.INVALID, f"unknown card {card!r}", "A17")
+    if card not in state.hands[seat]:
+        return reject(all_fours_rules.INVALID, f"seat {seat} does not hold {card}", "A17")
+    return None
+
+
+def old_call(state: Any, caller: int, command: Any) -> Any:
+    owner, card = command.owner, command.card
+    if not (0 <= owner < state.players):
+        return reject(all_fours_rules.INVALID, f"owner {owner} is not a seat", "A17")
+    invalid = old_not_held(state, owner, card)
+    if invalid:
+        return invalid
+    if caller == owner:
+        return reject(all_fours_rules.ILLEGAL, "a player may not call its own card", "A14")
+    if state.config.callers == "opponents" and side_of(caller) == side_of(owner):
+        return reject(all_fours_rules.ILLEGAL, "only an opponent of the owner may call", "A14")
+    if state.phase != PLAY or state.turn != owner:
+        return reject(all_fours_rules.ILLEGAL, "a card may be called only on its owner's turn in trick play", "A14")
+    if card not in state.exposed[owner]:
+        return reject(all_fours_rules.ILLEGAL, f"{card} of seat {owner} is not exposed", "A14")
+    called = ExposedCardCalled(caller=caller, owner=owner, card=card)
+    return all_fours_rules._play_in_turn(state, owner, card, [called])
+
+
+def old_play(state: Any, seat: int, card: str) -> Any:
+    invalid = old_not_held(state, seat, card)
+    if invalid:
+        return invalid
+    if state.phase == PLAY and seat == state.turn:
+        return all_fours_rules._play_in_turn(state, seat, card, [])
+    if state.config.out_of_turn_play == "reject":
+        return reject(all_fours_rules.NOT_YOUR_TURN, f"seat {seat} may not play now", "A14")
+    if card in state.exposed[seat]:
+        return reject(all_fours_rules.NOT_YOUR_TURN, f"{card} is already exposed", "A14")
+    return [CardExposed(seat=seat, card=card)]
