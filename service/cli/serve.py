@@ -44,7 +44,7 @@ def serve_command(
     tls_cert: Path | None = typer.Option(None, "--tls-cert", help="PEM certificate chain: serve over TLS only."),
     tls_key: Path | None = typer.Option(None, "--tls-key", help="PEM private key of --tls-cert."),
     rate_limit: float = typer.Option(
-        200.0, "--rate-limit", envvar="CARDGAMES_RATE_LIMIT",
+        400.0, "--rate-limit", envvar="CARDGAMES_RATE_LIMIT",
         help="Calls per second per caller: a seat token, or a client address for calls without one (0: no limit).",
     ),
     rate_burst: float = typer.Option(
@@ -52,7 +52,7 @@ def serve_command(
     ),
     address_limit: float = typer.Option(
         0.0, "--address-limit", envvar="CARDGAMES_ADDRESS_LIMIT",
-        help="Calls per second of all the callers of one client address together (default: 8 x the rate).",
+        help="Calls per second of all the callers of one client address together (default: 4 x the rate).",
     ),
     max_streams: int = typer.Option(
         64, "--max-streams", envvar="CARDGAMES_MAX_STREAMS", help="Open Watch streams per caller."

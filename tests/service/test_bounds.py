@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 from uuid import UUID
 
@@ -102,6 +103,24 @@ def test_contract_rummy_hand_sizes_fit_the_deck_and_max_stock_refills_is_never_n
         with pytest.raises(OptionsError, match="first_dealer"):
             make({"first_dealer": seat, "allow_six_to_eight": True, "players": 8}, None)
     assert make({"first_dealer": "07", "allow_six_to_eight": True}, 8).first_dealer == "7"
+
+
+def test_docs_list_every_option_with_its_range() -> None:
+    """docs/service.md, "Options and their ranges": a table per game, its rows as the configs say."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "service.md").read_text()
+    section = text.split("## Options and their ranges", 1)[1].split("\n## ", 1)[0]
+    titles = {"all_fours": "All Fours", "seep": "Seep", "contract_rummy": "Contract Rummy"}
+    for game, config in CONFIGS.items():
+        table = section.split(f"### {titles[game]}\n", 1)[1].split("\n### ", 1)[0]
+        rows = {line.split("|")[1].strip(" `"): line.split("|")[3] for line in table.splitlines()
+                if line.startswith("| `")}
+        assert set(rows) == set(config.Config.__struct_fields__)
+        for key, bounds in config.BOUNDS.items():
+            assert f"`{bounds}`" in rows[key], key
+        for key, values in config.CHOICES.items():
+            assert [value.strip(" `") for value in rows[key].split(",")] == list(values), key
+        for key in config.FLAGS:
+            assert rows[key].strip() == "`true`, `false`", key
 
 
 # ---------------------------------------------------------------------------
