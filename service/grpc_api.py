@@ -29,7 +29,7 @@ TOKEN_REQUIRED         UNAUTHENTICATED      the call acts for a seat and has no 
 TOKEN_INVALID          PERMISSION_DENIED    the token is not a seat token of the game
 STALE_SEQUENCE         ABORTED              expected_sequence is not the latest (retry)
 MALFORMED_REQUEST      INVALID_ARGUMENT     the request bytes are not the method's message
-RATE_LIMITED           RESOURCE_EXHAUSTED   over the connection's rate limit (RetryInfo)
+RATE_LIMITED           RESOURCE_EXHAUSTED   over the caller's rate limit (RetryInfo)
 STORE_UNAVAILABLE      UNAVAILABLE          the store failed or timed out (disk full,
                                             database down); a command's outcome is unknown
 OUT_OF_RANGE           OUT_OF_RANGE         a command whose events or view would hold a

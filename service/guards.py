@@ -38,7 +38,8 @@ from grpc_status import rpc_status
 from service.games import InvalidRequest
 from service.grpc_api import DOMAIN, SERVICE_NAME, TOKEN_METADATA, error_status
 
-#: How many callers' buckets (and known good tokens) to keep: the least recently used go first.
+#: How many callers' buckets (proven tokens and addresses) and addresses' buckets to keep: the least
+#: recently used go first. Both tables full take about 48 MB.
 MAX_BUCKETS = 100_000
 #: How many methods' wrapped handlers MalformedRequests keeps (a server has a few dozen methods).
 MAX_WRAPPED = 1024
@@ -147,6 +148,10 @@ TOKEN_CHECKED: Final = frozenset(
 PUSHBACK: Final = "grpc-retry-pushback-ms"
 
 
+#: A bucket's key: a client address (str), or the digest of a proven seat token (bytes).
+Key = str | bytes
+
+
 @dataclass(slots=True)
 class _Bucket:
     tokens: float
@@ -189,9 +194,9 @@ class TokenBuckets:
         self.burst = burst
         self.clock = clock
         self.capacity = capacity
-        self.buckets: OrderedDict[str, _Bucket] = OrderedDict()
+        self.buckets: OrderedDict[Key, _Bucket] = OrderedDict()
 
-    def take(self, key: str) -> float:
+    def take(self, key: Key) -> float:
         """Take one token: 0.0 when allowed, else the seconds until one is there (nothing taken)."""
         now = self.clock()
         bucket = self.buckets.get(key)
@@ -208,7 +213,14 @@ class TokenBuckets:
             return 0.0
         return (1.0 - bucket.tokens) / self.rate
 
-    def give_back(self, key: str) -> None:
+    def add(self, key: Key) -> None:
+        """A full bucket for ``key`` unless it has one."""
+        if key not in self.buckets:
+            if len(self.buckets) >= self.capacity:
+                self.buckets.popitem(last=False)
+            self.buckets[key] = _Bucket(self.burst, self.clock())
+
+    def give_back(self, key: Key) -> None:
         """Return a token taken by a call another limit refused."""
         bucket = self.buckets.get(key)
         if bucket is not None:
@@ -261,27 +273,25 @@ class RateLimit(grpc.aio.ServerInterceptor):
         self.limits = limits
         self.callers = TokenBuckets(limits.rate, limits.burst, clock)
         self.addresses = TokenBuckets(limits.per_address, 2 * limits.per_address, clock)
-        #: Digests of the tokens a call has proved (TOKEN_CHECKED), most recently used last.
-        self.proven: OrderedDict[str, None] = OrderedDict()
         #: Open Watch streams per caller (only callers that hold some).
-        self.streams: dict[str, int] = {}
+        self.streams: dict[Key, int] = {}
         self.prefixes = tuple(f"/{service}/" for service in services)
 
-    def caller(self, token: str | None, address: str) -> tuple[str, str | None]:
-        """The key a call is charged to, and its token's digest (None without a token)."""
+    def caller(self, token: str | None, address: str) -> tuple[Key, bytes | None]:
+        """The key a call is charged to, and its token's digest (None without a token).
+
+        A seat token is a caller of its own once proven (:meth:`prove`): it then has a bucket
+        under its digest. Until then, and for a made-up token, the call is its address's.
+        """
         if not token:
             return address, None
-        digest = hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()[:32]  # 128 bits: plenty for a key
-        if digest in self.proven:
-            self.proven.move_to_end(digest)
-            return "seat:" + digest, digest
-        return address, digest  # a token not proven yet (or a made-up one) is its address's call
+        digest = hashlib.sha256(token.encode("utf-8", "replace")).digest()[:16]  # 128 bits: plenty for a key
+        return (digest if digest in self.callers.buckets else address), digest
 
-    def prove(self, digest: str | None) -> None:
-        if digest is not None and digest not in self.proven:
-            if len(self.proven) >= MAX_BUCKETS:
-                self.proven.popitem(last=False)
-            self.proven[digest] = None
+    def prove(self, digest: bytes | None) -> None:
+        """A call that checks tokens succeeded with this token's digest: it is a caller from now on."""
+        if digest is not None:
+            self.callers.add(digest)
 
     async def intercept_service(
         self,
@@ -298,7 +308,7 @@ class RateLimit(grpc.aio.ServerInterceptor):
         if isinstance(token, bytes):
             token = token.decode("utf-8", "replace")
 
-        async def admit(context: grpc.aio.ServicerContext) -> tuple[str, str | None]:
+        async def admit(context: grpc.aio.ServicerContext) -> tuple[Key, bytes | None]:
             address = address_of(context.peer() or "")
             key, digest = self.caller(token, address)
             wait = self.callers.take(key)

@@ -218,8 +218,9 @@ def test_buckets_refill_at_the_rate_up_to_the_burst_and_keep_a_bounded_number_of
     assert len(buckets.buckets) == 3 and list(buckets.buckets) == ["e", "f", "g"]  # the least recent went first
     limit = RateLimit(Limits())
     for index in range(MAX_BUCKETS + 10):
-        limit.prove(f"{index:032x}")
-    assert len(limit.proven) == MAX_BUCKETS
+        limit.prove(index.to_bytes(16, "big"))
+    assert len(limit.callers.buckets) == MAX_BUCKETS
+    assert limit.caller("any token", "ipv4:10.0.0.1") == ("ipv4:10.0.0.1", limit.caller("any token", "")[1])
 
 
 def test_the_client_address_is_the_ip_without_its_port() -> None:
