@@ -9,7 +9,7 @@ import grpc
 import pytest
 from cardgames.v1 import game_service_pb2_grpc
 
-from service.server import Running, start
+from service.server import Running
 from service.store import EventStore
 from tests.service.pg import fresh_database
 
@@ -35,15 +35,7 @@ def store(request: pytest.FixtureRequest, tmp_path) -> Iterator[EventStore]:
 
 
 @pytest.fixture
-async def server() -> AsyncIterator[Running]:
-    """A server on port 0 with an in-memory store, no limits (test_grpc.py has its own, on every store)."""
-    running = await start("127.0.0.1:0", EventStore.from_url("memory:"))
-    yield running
-    await running.stop(grace=None)
-
-
-@pytest.fixture
 async def stub(server: Running) -> AsyncIterator[Any]:
-    """A GameService stub on a channel to ``server``."""
+    """A GameService stub on a channel to ``server`` (tests/conftest.py; test_grpc.py has its own, on every store)."""
     async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
         yield game_service_pb2_grpc.GameServiceStub(channel)
