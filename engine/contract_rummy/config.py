@@ -178,7 +178,8 @@ def make_config(options: Mapping[str, Any] | None = None, players: int | None = 
             f"Contract Rummy is for {allowed.start} to {allowed.stop - 1} players, got {echo(config.players)} (A.1)"
         )
     if config.first_dealer not in FIRST_DEALER_RULES and int(config.first_dealer) >= config.players:
-        raise OptionsError(f"first_dealer seat {config.first_dealer} is not at the table of {config.players} (A.4)")
+        raise OptionsError(f"first_dealer must be draw_lowest, random or a seat 0..{config.players - 1}: seat "
+                           f"{config.first_dealer} is not at the table (A.4)")
     deck = len(deck_for(config.deck_policy, config.players))
     largest = (deck - 2) // config.players
     if max(config.hand_sizes) > largest:

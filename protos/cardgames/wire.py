@@ -273,7 +273,7 @@ class _Field:
             return self.plan.read(value)
         if self.kind == _ENUM:
             return self.enum_text(value)
-        if value == self.null_as:
+        if self.null_as is not None and value == self.null_as:
             return None
         return value
 
