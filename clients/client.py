@@ -19,7 +19,7 @@ nothing. ``create_game`` and ``submit`` wait for the connection but are not re-s
 a broken connection: :class:`ServiceUnavailable` then says that the outcome is unknown
 (re-read the view; a retry with ``expected_sequence`` can never apply twice). Any call the
 service refuses with RATE_LIMITED did nothing, so the client waits the delay the service
-gives and sends it again.
+gives (its ``google.rpc.RetryInfo``) and sends it again.
 """
 
 from __future__ import annotations

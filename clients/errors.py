@@ -15,8 +15,9 @@ class                       reasons
 :class:`GameNotFound`       GAME_NOT_FOUND
 :class:`InvalidRequest`     UNKNOWN_GAME, INVALID_OPTIONS, INVALID_SEED, INVALID_SETUP,
                             INVALID_SEQUENCE, INVALID_GAME_ID, MALFORMED_REQUEST (INVALID_ARGUMENT)
-:class:`RateLimited`        RATE_LIMITED (too many calls or streams on the connection; nothing was
-                            done: retry after ``retry_after`` seconds, which the client does itself)
+:class:`RateLimited`        RATE_LIMITED (too many calls or streams from this caller; nothing was
+                            done: retry after ``retry_after`` seconds, the status's RetryInfo,
+                            which the client does itself)
 :class:`ServiceUnavailable` the service could not be reached (UNAVAILABLE, DEADLINE_EXCEEDED),
                             or its store is down (STORE_UNAVAILABLE)
 :class:`CardgamesError`     any other reason (e.g. NOT_NOW, MATCH_NOT_STARTED): ``reason`` says which
@@ -36,6 +37,8 @@ from grpc_status import rpc_status
 #: gRPC codes after which the same call may simply be tried again once the service is back.
 TRANSIENT_CODES = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
 REJECTION_REASONS = frozenset({"GAME_OVER", "NOT_YOUR_TURN", "INVALID_COMMAND", "ILLEGAL_MOVE"})
+#: The trailer with a server's retry pushback in milliseconds (gRFC A6).
+PUSHBACK = "grpc-retry-pushback-ms"
 
 
 class CardgamesError(Exception):
@@ -110,7 +113,8 @@ class InvalidRequest(CardgamesError):
 
 
 class RateLimited(CardgamesError):
-    """Too many calls (or open watches) on this connection; the call did nothing. Retry after ``retry_after`` s."""
+    """Too many calls (or open watches) from this caller; the call did nothing. Retry after ``retry_after`` s
+    (the status's ``google.rpc.RetryInfo``)."""
 
     default_reason = "RATE_LIMITED"
 
@@ -139,15 +143,17 @@ _BY_STATUS: dict[grpc.StatusCode, type[CardgamesError]] = {
 }
 
 
-def _details(error: grpc.aio.AioRpcError) -> tuple[error_details_pb2.ErrorInfo | None, common_pb2.Rejection | None]:
-    """The ErrorInfo and Rejection in the call's rich status, when it has one."""
+def _details(
+    error: grpc.aio.AioRpcError,
+) -> tuple[error_details_pb2.ErrorInfo | None, common_pb2.Rejection | None, error_details_pb2.RetryInfo | None]:
+    """The ErrorInfo, Rejection and RetryInfo in the call's rich status, when it has them."""
     try:
         status = rpc_status.from_call(error)
     except ValueError:  # a status that disagrees with the call: ignore the details
         status = None
     if status is None:
-        return None, None
-    info = rejection = None
+        return None, None, None
+    info = rejection = retry = None
     for detail in status.details:
         if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
             info = error_details_pb2.ErrorInfo()
@@ -155,14 +161,35 @@ def _details(error: grpc.aio.AioRpcError) -> tuple[error_details_pb2.ErrorInfo |
         elif detail.Is(common_pb2.Rejection.DESCRIPTOR):
             rejection = common_pb2.Rejection()
             detail.Unpack(rejection)
-    return info, rejection
+        elif detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
+            retry = error_details_pb2.RetryInfo()
+            detail.Unpack(retry)
+    return info, rejection, retry
+
+
+def retry_after(error: grpc.aio.AioRpcError, retry: error_details_pb2.RetryInfo | None,
+                metadata: Mapping[str, str]) -> float:
+    """Seconds to wait before a refused call may be sent again: the status's RetryInfo, else the
+    ``grpc-retry-pushback-ms`` trailer, else ErrorInfo's ``retry_after_ms``, else 1 s."""
+    if retry is not None and retry.HasField("retry_delay"):
+        return max(0.0, retry.retry_delay.ToNanoseconds() / 1e9)
+    for key, value in error.trailing_metadata() or ():
+        if key == PUSHBACK:
+            try:
+                return max(0, int(value)) / 1000
+            except (TypeError, ValueError):
+                break
+    try:
+        return max(0, int(metadata.get("retry_after_ms", "1000"))) / 1000
+    except ValueError:
+        return 1.0
 
 
 def from_rpc_error(error: grpc.aio.AioRpcError) -> CardgamesError:
     """The typed error for a failed call (by its ErrorInfo reason, else by its gRPC code)."""
     status = error.code()
     message = error.details() or status.name
-    info, rejection = _details(error)
+    info, rejection, retry = _details(error)
     reason = info.reason if info is not None else None
     metadata = dict(info.metadata) if info is not None else {}
     common = {"status": status, "metadata": metadata}
@@ -172,8 +199,7 @@ def from_rpc_error(error: grpc.aio.AioRpcError) -> CardgamesError:
         text = rejection.message if rejection is not None else metadata.get("message", message)
         return CommandRejected(code, rule, text, reason=reason, **common)
     if reason == "RATE_LIMITED" or status == grpc.StatusCode.RESOURCE_EXHAUSTED:
-        retry_after = int(metadata.get("retry_after_ms", "1000")) / 1000
-        return RateLimited(retry_after, message, reason=reason or "RATE_LIMITED", **common)
+        return RateLimited(retry_after(error, retry, metadata), message, reason=reason or "RATE_LIMITED", **common)
     if reason == "STALE_SEQUENCE":
         latest = int(metadata.get("sequence", "-1"))
         return StaleSequence(latest, message, reason=reason, **common)

@@ -40,11 +40,13 @@ from typing import Any, ClassVar, TypeVar
 from uuid import UUID, uuid4
 
 import msgspec
+from cardgames import wire
 from eventsourcing.persistence import PersistenceError
 
 from engine.core import chain, fairness
 from engine.core.chance import ShuffleUnavailable
 from engine.core.commands import parse_command
+from engine.core.echo import clip, echo
 from engine.core.protocol import PUBLIC, GameRules, Malformed, OptionsError, Rejection, ScenarioError, Setup, Viewer
 from engine.core.registry import UnknownGame, get_game
 from engine.core.replay import fold, new_match
@@ -141,6 +143,17 @@ class NotNow(ServiceError):
     def __init__(self, message: str, /, reason: str, **metadata: str) -> None:
         super().__init__(message, **metadata)
         self.reason = reason  # type: ignore[misc]
+
+
+class Unservable(ServiceError):
+    """A batch the wire could not carry (a number past its field's type): refused, nothing written.
+
+    The options' bounds (engine/*/config.py) keep every score and counter within its wire
+    type, so this is the last guard: a game never holds an event its views, log and streams
+    could not send.
+    """
+
+    reason = "OUT_OF_RANGE"
 
 
 class StoreUnavailable(ServiceError):
@@ -383,6 +396,33 @@ def entries_for(
     return entries
 
 
+#: A run of 10 digits or more in a batch's JSON: a number that may not fit an int32 (every
+#: number of 9 digits or fewer does: they are below 10^9 < 2^31).
+_LONG_NUMBER = re.compile(rb"[0-9]{10}")
+
+
+def servable(rules: GameRules, game: str, events: Sequence[Any], state: Any) -> None:
+    """Raise Unservable unless the events and the public view after them fit their wire messages.
+
+    Called before a batch is written, so that the log, the views and the streams can always
+    send what the game holds (a number past int32 used to be written, and every later read of
+    the game failed). The events' and view's ints are the only values that can miss their
+    fields, and they can only do that with 10 digits or more: the batch and view are encoded
+    to their messages when their JSON (a few microseconds) holds such a run of digits.
+    """
+    view = rules.view(state, None)
+    if _LONG_NUMBER.search(msgspec.json.encode((events, view))) is None:
+        return
+    try:
+        for event in events:
+            wire.wrap(wire.Event, game, msgspec.to_builtins(event))
+        wire.wrap(wire.View, game, msgspec.to_builtins(view))
+    except (wire.WireError, ValueError, TypeError) as error:
+        field = str(error).split(":", 1)[0] if isinstance(error, wire.WireError) else type(error).__name__
+        raise Unservable(f"refused, nothing written: the command's consequences do not fit the wire ({field})",
+                         field=field) from error
+
+
 def _notes(pairs: Sequence[tuple[Any, Note]]) -> tuple[list[Any], list[Note]]:
     return [event for event, _ in pairs], [note for _, note in pairs]
 
@@ -593,6 +633,8 @@ class Games:
             decks=stacked if seat_entropy else (),
             held_by=held_by,
         )
+        if not seat_entropy:
+            servable(rules, game, events, state)
         game_id = uuid4()
         live = _Live(game_id, rules, header, state, 0)
         if seat_entropy:
@@ -653,6 +695,7 @@ class Games:
                 config = msgspec.convert(header.config, live.rules.Config)
                 setup = Setup(seed=fairness.shuffle_seed(header.seed, after), decks=header.decks, dealer=header.dealer)
                 state, events = new_match(live.rules, config, setup)
+                servable(live.rules, header.game, events, state)
                 notes = live.chain(1, events)
                 start = (header.game, events, [note.hash for note in notes])
             try:
@@ -810,9 +853,12 @@ class Games:
                         continue
                     raise Rejected(outcome)
                 events = list(outcome)
-                if self.clock_hook is not None:
-                    events = self.clock_hook(live, seat, events)
                 state = fold(rules, live.state, events)
+                servable(rules, live.header.game, events, state)  # before the clocks count the move
+                if self.clock_hook is not None:
+                    hooked = self.clock_hook(live, seat, events)
+                    state = fold(rules, state, hooked[len(events):])  # the hook adds events after the batch
+                    events = hooked
                 first = live.sequence + 1
                 attempts += 1
                 recorded = msgspec.to_builtins(parsed)  # the command as the rules read it
@@ -861,6 +907,7 @@ class Games:
             if not events:
                 return None
             state = fold(rules, live.state, events)
+            servable(rules, live.header.game, events, state)
             first = live.sequence + 1
             notes = live.chain(first, events)
             try:
@@ -1108,7 +1155,7 @@ def _rules(game: str) -> GameRules:
     try:
         return with_seat_events(get_game(game))
     except (UnknownGame, ModuleNotFoundError) as error:
-        raise UnknownGameError(f"unknown game {game!r}", game=game) from error
+        raise UnknownGameError(f"unknown game {echo(game)}", game=clip(game, 64)) from error
 
 
 @lru_cache(maxsize=4096)
@@ -1120,4 +1167,4 @@ def _game_uuid(game_id: str) -> UUID:
     try:
         return _parse_uuid(game_id)  # every call of a game names it: parse each id once
     except (ValueError, TypeError, AttributeError) as error:
-        raise InvalidRequest(f"not a game id: {game_id!r}", reason="INVALID_GAME_ID") from error
+        raise InvalidRequest(f"not a game id: {echo(game_id)}", reason="INVALID_GAME_ID") from error

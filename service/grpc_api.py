@@ -29,9 +29,12 @@ TOKEN_REQUIRED         UNAUTHENTICATED      the call acts for a seat and has no 
 TOKEN_INVALID          PERMISSION_DENIED    the token is not a seat token of the game
 STALE_SEQUENCE         ABORTED              expected_sequence is not the latest (retry)
 MALFORMED_REQUEST      INVALID_ARGUMENT     the request bytes are not the method's message
-RATE_LIMITED           RESOURCE_EXHAUSTED   over the connection's rate limit (RetryInfo)
+RATE_LIMITED           RESOURCE_EXHAUSTED   over the caller's rate limit (RetryInfo)
 STORE_UNAVAILABLE      UNAVAILABLE          the store failed or timed out (disk full,
                                             database down); a command's outcome is unknown
+OUT_OF_RANGE           OUT_OF_RANGE         a command whose events or view would hold a
+                                            number past its wire type (a game created
+                                            before the options' bounds); nothing written
 =====================  ===================  ===============================================
 
 For a rejection, ``metadata`` holds ``code`` (the FORMAT.md code as written there),
@@ -54,6 +57,7 @@ from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
+from engine.core.echo import clip, echo
 from engine.core.protocol import Malformed
 from service.games import (
     EntropyStatus,
@@ -70,6 +74,7 @@ from service.games import (
     StaleSequenceError,
     StoreUnavailable,
     UnknownGameError,
+    Unservable,
     ViewResult,
     WrongToken,
 )
@@ -90,24 +95,31 @@ _CODES: dict[type[ServiceError], int] = {
     StaleSequenceError: code_pb2.ABORTED,
     StoreUnavailable: code_pb2.UNAVAILABLE,
     NotNow: code_pb2.FAILED_PRECONDITION,
+    Unservable: code_pb2.OUT_OF_RANGE,
 }
 _REJECTION_CODES = {"INVALID_COMMAND": code_pb2.INVALID_ARGUMENT}
 
 
 def error_status(error: ServiceError) -> grpc.Status:
-    """The rich status of a refused call: ErrorInfo (and the Rejection of a rules refusal)."""
+    """The rich status of a refused call: ErrorInfo (and the Rejection of a rules refusal).
+
+    Every text in it is clipped to ``MESSAGE_BYTES`` (engine/core/echo.py): a message that
+    repeats a client's input never grows with it, and the status always fits the trailers
+    (a peer drops trailers past 8-16 KB, and the caller would get RESOURCE_EXHAUSTED instead).
+    """
     if isinstance(error, Rejected):
         code = _REJECTION_CODES.get(error.reason, code_pb2.FAILED_PRECONDITION)
     else:
         code = next((c for kind, c in _CODES.items() if isinstance(error, kind)), code_pb2.INVALID_ARGUMENT)
-    details = [error_details_pb2.ErrorInfo(reason=error.reason, domain=DOMAIN, metadata=error.metadata)]
+    metadata = {key: clip(value) for key, value in error.metadata.items()}
+    details = [error_details_pb2.ErrorInfo(reason=error.reason, domain=DOMAIN, metadata=metadata)]
     if isinstance(error, Rejected):
         rejection = error.rejection
         details.append(
             wire.to_message(
                 common_pb2.Rejection,
                 {"code": rejection.code.value, "reason": rejection.code.value,
-                 "message": rejection.message, "rule": rejection.rule},
+                 "message": clip(rejection.message), "rule": clip(rejection.rule)},
             )
         )
     packed = []
@@ -115,7 +127,7 @@ def error_status(error: ServiceError) -> grpc.Status:
         any_detail = any_pb2.Any()
         any_detail.Pack(detail)
         packed.append(any_detail)
-    return rpc_status.to_status(status_pb2.Status(code=code, message=error.message, details=packed))
+    return rpc_status.to_status(status_pb2.Status(code=code, message=clip(error.message), details=packed))
 
 
 def _token(context: grpc.aio.ServicerContext) -> str | None:
@@ -244,11 +256,12 @@ class GameServiceApi(game_service_pb2_grpc.GameServiceServicer):
         if request.HasField("options") and request.options.WhichOneof("game") is not None:
             named = request.options.WhichOneof("game")
             if named != request.game:
-                raise InvalidOptions(f"options for {named!r} given to a {request.game!r} game", game=request.game)
+                raise InvalidOptions(f"options for {named!r} given to a {echo(request.game)} game",
+                                     game=clip(request.game, 64))
             try:
                 options = wire.options_dict(request.options)
             except wire.WireError as error:
-                raise InvalidOptions(f"invalid options: {error}", game=request.game) from error
+                raise InvalidOptions(f"invalid options: {error}", game=clip(request.game, 64)) from error
         created = await self.games.create(
             request.game,
             options,

@@ -1,6 +1,6 @@
 """The gRPC server: GameService, health (grpc.health.v1) and reflection (v1 and v1alpha), on grpc.aio.
 
-Optional: TLS (``tls=(certificate_chain_pem, private_key_pem)``) and per-connection rate
+Optional: TLS (``tls=(certificate_chain_pem, private_key_pem)``) and per-caller rate
 limits (``limits``, see :mod:`service.guards`). Undecodable requests are always refused with
 INVALID_ARGUMENT. With a shared store (PostgreSQL) the application layer subscribes to the
 store's feed, so several processes can serve the same games (docs/operations.md).
@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import signal
+import socket
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -18,6 +20,7 @@ import grpc
 from cardgames.v1 import game_service_pb2_grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
+from engine.core.echo import echo
 from service.bots_server import NAMES as BOT_SERVICE_NAMES
 from service.bots_server import BotServices, add_bot_services
 from service.games import Games
@@ -27,6 +30,49 @@ from service.reflection import Health, enable_reflection
 from service.store import EventStore
 
 DEFAULT_ADDRESS = "127.0.0.1:50051"
+#: Server options. gRPC sets SO_REUSEPORT on its listening sockets by default, so a second server
+#: could bind a port that a running one holds, and the kernel would split the connections
+#: between them (games "vanish", sequences go backwards): never.
+SERVER_OPTIONS = (("grpc.so_reuseport", 0),)
+
+
+class AddressError(ValueError):
+    """A listening address that is not HOST:PORT with a port in 0..65535 (0: any free port)."""
+
+
+class CannotListen(OSError):
+    """The address is well formed, but this process cannot listen there (in use, not local, ...)."""
+
+
+def parse_address(address: str) -> tuple[str, int]:
+    """The host and port of ``HOST:PORT`` (an IPv6 host in brackets: ``[::1]:50051``); else AddressError."""
+    host, colon, port = address.rpartition(":")
+    if not colon or not host:
+        raise AddressError(f"the address must be HOST:PORT (0.0.0.0 or [::] for every interface), not {echo(address)}")
+    if ":" in host and not (host.startswith("[") and host.endswith("]")):
+        raise AddressError(f"an IPv6 host goes in brackets, as [::1]:50051, not {echo(address)}")
+    if not (port.isascii() and port.isdigit() and len(port) <= 5 and int(port) <= 65535):
+        raise AddressError(f"the port must be a number in 0..65535 (0: any free port), not {echo(port)}")
+    return host, int(port)
+
+
+def _why_not(host: str, port: int) -> str | None:
+    """In words, why this process cannot listen on ``host:port`` (the OS's reason, found with a plain
+    socket on every address the host names); None when it can."""
+    name = host[1:-1] if host.startswith("[") else host
+    try:
+        found = socket.getaddrinfo(name, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as error:
+        return f"cannot resolve the host {echo(name)} ({error.strerror})"
+    for family, kind, protocol, _, where in found:
+        with socket.socket(family, kind, protocol) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gRPC: TIME_WAIT is no obstacle
+            try:
+                probe.bind(where)
+            except OSError as error:
+                held = " (another program, or another server, holds it)" if error.errno == errno.EADDRINUSE else ""
+                return f"{error.strerror}{held}"
+    return None
 
 
 @dataclass
@@ -58,33 +104,42 @@ async def start(
 ) -> Running:
     """Start serving on ``address`` (``host:0`` picks a free port) with ``store`` (default: from the env).
 
-    ``tls``: (PEM certificate chain, PEM private key) to serve over TLS only; ``limits``: per-connection
+    ``tls``: (PEM certificate chain, PEM private key) to serve over TLS only; ``limits``: per-caller
     rate limits (None: none); ``games``: an application layer to serve instead of a new one on ``store``.
     """
+    host, port = parse_address(address)  # before anything: grpc would wrap a port past 65535
     if games is None:
         games = Games(store if store is not None else EventStore.from_url())
     interceptors: list[grpc.aio.ServerInterceptor] = [MalformedRequests()]
     if limits is not None:
         interceptors.insert(0, RateLimit(limits))  # outermost: garbage counts against the limit too
-    server = grpc.aio.server(interceptors=interceptors)
+    server = grpc.aio.server(interceptors=interceptors, options=SERVER_OPTIONS)
     game_service_pb2_grpc.add_GameServiceServicer_to_server(GameServiceApi(games), server)
     bots = add_bot_services(games, server)
     health_servicer = Health()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     enable_reflection((SERVICE_NAME, *BOT_SERVICE_NAMES, health.SERVICE_NAME), server)
-    if tls is None:
-        port = server.add_insecure_port(address)
-    else:
-        certificate, key = tls
-        port = server.add_secure_port(address, grpc.ssl_server_credentials([(key, certificate)]))
-    if port == 0:
+    # Every address the host names must be free: gRPC binds "localhost" as 127.0.0.1 and ::1, and when
+    # one of them is held it listens on the other alone, where a client may reach it instead.
+    problem = _why_not(host, port)
+    try:
+        if problem is not None:
+            raise RuntimeError(problem)
+        if tls is None:
+            bound = server.add_insecure_port(address)
+        else:
+            certificate, key = tls
+            bound = server.add_secure_port(address, grpc.ssl_server_credentials([(key, certificate)]))
+    except RuntimeError:  # grpc's "Failed to bind to address"
+        bound = 0
+    if bound == 0:
         await games.close()
-        raise OSError(f"cannot listen on {address}")
+        raise CannotListen(f"cannot listen on {address}: {problem or _why_not(host, port) or 'gRPC could not bind it'}")
     await games.open()
     await server.start()
     for name in ("", SERVICE_NAME, *BOT_SERVICE_NAMES):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    return Running(server, port, games, health_servicer, bots)
+    return Running(server, bound, games, health_servicer, bots)
 
 
 async def serve(
@@ -103,7 +158,8 @@ async def serve(
         extras.append("shared: replicas welcome")
     extras.append("TLS" if tls else "plaintext")
     if limits is not None:
-        extras.append(f"limit {limits.rate:g}/s burst {limits.burst:g} per connection")
+        extras.append(f"limit {limits.rate:g}/s burst {limits.burst:g} per caller, "
+                      f"{limits.per_address:g}/s per address")
     announce(f"cardgames: serving GameService on {host}:{running.port} ({'; '.join(extras)})")
     if running.bots is not None:
         resumed = await running.bots.tournaments.resume_all()

@@ -1,10 +1,14 @@
-"""Shared test fixtures: where the shared conformance vectors live."""
+"""Shared test fixtures: where the shared conformance vectors live; an in-process server."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+
+from service.server import Running, start
+from service.store import EventStore
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
@@ -16,6 +20,14 @@ def conformance_dir() -> Path:
     if not CONFORMANCE.is_dir():  # a clone on its own: the project's own vectors still run
         pytest.skip(f"the public conformance vectors are not checked out beside the project: {CONFORMANCE}")
     return CONFORMANCE
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[Running]:
+    """A server on port 0 with an in-memory store and no limits (a module may have its own ``server``)."""
+    running = await start("127.0.0.1:0", EventStore.from_url("memory:"))
+    yield running
+    await running.stop(grace=None)
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

@@ -8,6 +8,8 @@ from typing import Any, Final
 import msgspec
 
 from engine.core.cards import RANKS
+from engine.core.echo import echo
+from engine.core.options import IntRange, bounded, refuse_unknown
 from engine.core.protocol import OptionsError
 
 PLAYER_COUNTS: Final = (2, 4)
@@ -24,12 +26,28 @@ CHOICES: Final[dict[str, tuple[str, ...]]] = {
     "callers": ("opponents", "any_other"),
     "beg_phase_hand_visibility": ("all", "dealer_and_eldest_only"),
 }
-#: Integer options and their smallest allowed value.
-MINIMUM: Final[dict[str, int]] = {
-    "target_score": 1,
-    "give_one_points": 0,
-    "hang_jack_points": 0,
-    "game_point_value": 0,
+#: The integer options and their bounds (rules: "positive int", "int >= 0"; the upper bounds
+#: are this project's). ``kick_values`` maps ranks to points in ``POINTS`` too.
+#:
+#: Why these bounds: every score and counter fits the wire's int32 (at most 2,147,483,647)
+#: whatever accepted options are combined.
+#:
+#: * Scores only grow, one award at a time (A12: a kick, give one, High, Low, Jack or Hang
+#:   Jack, Game), and the match ends at the first award that brings a side to
+#:   ``target_score``. So a score is below the target before each award, and at most
+#:   ``target_score - 1`` + the largest award <= (10^9 - 1) + 10^6 < 2^31 - 1 after it. An
+#:   award (1 for High, Low and Jack, else an option's value) is at most 10^6.
+#: * Game totals are counting points of one 52-card pack: at most 80 a side.
+#: * Counters that grow by one per hand, redeal or trick (``hand_no``, ``redeal_no``,
+#:   ``trick_no``) do not depend on the options' sizes: 2^31 hands would take more than
+#:   10^10 commands. The service refuses a command whose events it could not send
+#:   (service/games.py), so even then the game stays readable.
+POINTS: Final = IntRange(0, 1_000_000)
+BOUNDS: Final[dict[str, IntRange]] = {
+    "target_score": IntRange(1, 1_000_000_000),
+    "give_one_points": POINTS,
+    "hang_jack_points": POINTS,
+    "game_point_value": POINTS,
 }
 FLAGS: Final = (
     "void_must_trump",
@@ -79,40 +97,35 @@ def _is_int(value: object) -> bool:
 
 def _check(key: str, value: Any) -> Any:
     if key == "players":
-        if value not in PLAYER_COUNTS or not _is_int(value):
-            raise OptionsError(f"players must be one of {PLAYER_COUNTS}, got {value!r}")
+        if not _is_int(value) or value not in PLAYER_COUNTS:
+            raise OptionsError(f"players must be one of {PLAYER_COUNTS}, got {echo(value)}")
         return value
     if key in CHOICES:
-        if value not in CHOICES[key]:
-            raise OptionsError(f"{key} must be one of {', '.join(CHOICES[key])}; got {value!r}")
+        if not isinstance(value, str) or value not in CHOICES[key]:
+            raise OptionsError(f"{key} must be one of {', '.join(CHOICES[key])}; got {echo(value)}")
         return value
-    if key in MINIMUM:
-        if not _is_int(value) or value < MINIMUM[key]:
-            raise OptionsError(f"{key} must be an integer >= {MINIMUM[key]}, got {value!r}")
-        return value
+    if key in BOUNDS:
+        return bounded(key, value, BOUNDS[key])
     if key in FLAGS:
         if not isinstance(value, bool):
-            raise OptionsError(f"{key} must be true or false, got {value!r}")
+            raise OptionsError(f"{key} must be true or false, got {echo(value)}")
         return value
     # kick_values: a map from rank code to points
     if not isinstance(value, Mapping):
-        raise OptionsError(f"kick_values must map rank codes to points, got {value!r}")
+        raise OptionsError(f"kick_values must map rank codes to points in {POINTS}, got {echo(value)}")
     for rank, points in value.items():
         if rank not in RANKS:
-            raise OptionsError(f"kick_values: unknown rank {rank!r} (ranks: {' '.join(RANKS)})")
-        if not _is_int(points) or points < 0:
-            raise OptionsError(f"kick_values[{rank!r}] must be an integer >= 0, got {points!r}")
+            raise OptionsError(f"kick_values: unknown rank {echo(rank)} (ranks: {' '.join(RANKS)})")
+        bounded(f"kick_values[{rank!r}]", points, POINTS)
     return dict(value)
 
 
 def make_config(options: Mapping[str, Any] | None = None, players: int | None = None) -> Config:
     """Validate the options (snake_case keys of the rules file's table) and the player count."""
     options = dict(options or {})
-    unknown = sorted(set(options) - OPTION_KEYS)
-    if unknown:
-        raise OptionsError(f"unknown All Fours option(s): {', '.join(map(str, unknown))}")
+    refuse_unknown("All Fours", options, OPTION_KEYS)
     if players is not None:
         if "players" in options and options["players"] != players:
-            raise OptionsError(f"players given twice: {players} and {options['players']!r}")
+            raise OptionsError(f"players given twice: {echo(players)} and {echo(options['players'])}")
         options["players"] = players
     return Config(**{key: _check(key, value) for key, value in options.items()})

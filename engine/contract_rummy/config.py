@@ -8,6 +8,8 @@ from typing import Any, Final
 import msgspec
 
 from engine.core.cards import pack
+from engine.core.echo import echo
+from engine.core.options import IntRange, bounded, refuse_unknown
 from engine.core.protocol import OptionsError
 
 DEFAULT_PLAYERS: Final = 4
@@ -40,6 +42,31 @@ FLAGS: Final = (
     "must_discard_to_go_out",
 )
 FIRST_DEALER_RULES: Final = ("draw_lowest", "random")
+#: The integer options and their bounds (rules: "any integer", "integer >= 0, or null"; the
+#: bounds are this project's). ``hand_sizes`` are 1 and up, and must fit the deck (A.2).
+#:
+#: Why these bounds: every score and counter fits the wire's int32 (at most 2,147,483,647
+#: in magnitude) whatever accepted options are combined.
+#:
+#: * A deal's penalty for a seat (A.11, A.12) is the sum of the cards left in its hand: at
+#:   most the whole deck (158 cards, the largest: three packs and two jokers), each worth
+#:   2..10, ``ace_value`` or ``joker_value``, at most 10^6 in magnitude. So a deal's penalty
+#:   is at most 1.58 x 10^8 in magnitude, and a total over the 7 deals at most
+#:   1,106,000,000 < 2^31 - 1.
+#: * Stock refills in a deal (the view's ``stock_refills``): at most ``max_stock_refills``.
+#:   Turns in a deal: each turn takes a card from the stock or the discard pile, so a deal
+#:   holds at most (refills + 1) x 158 turns from the stock, a few hundred million at most.
+#: * With ``max_stock_refills`` null (no limit) a deal whose players never go out may go on
+#:   forever, and its refill and turn counters with it: 2^31 turns would take more than
+#:   2 x 10^9 commands. The service refuses a command whose events it could not send
+#:   (service/games.py), so even then the game stays readable.
+VALUES: Final = IntRange(-1_000_000, 1_000_000)
+BOUNDS: Final[dict[str, IntRange]] = {
+    "ace_value": VALUES,
+    "joker_value": VALUES,
+    "max_stock_refills": IntRange(0, 1_000_000),  # or null: no limit
+    "min_run_length": IntRange(3, 4),
+}
 
 
 class Config(msgspec.Struct, frozen=True, cache_hash=True):
@@ -92,75 +119,72 @@ def deck_for(deck_policy: str, players: int) -> tuple[str, ...]:
     return pack(2, players - 1)
 
 
+#: The largest hand any deck and table allow: (deck - 2) / players, at most 34 (3 players, two packs).
+MAX_HAND: Final = max(
+    (len(deck_for(policy, players)) - 2) // players for policy in CHOICES["deck_policy"] for players in PLAYER_COUNTS
+)
+
+
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _check(key: str, value: Any) -> Any:
     if key in CHOICES:
-        if value not in CHOICES[key]:
-            raise OptionsError(f"{key} must be one of {', '.join(CHOICES[key])}; got {value!r}")
+        if not isinstance(value, str) or value not in CHOICES[key]:
+            raise OptionsError(f"{key} must be one of {', '.join(CHOICES[key])}; got {echo(value)}")
         return value
     if key in FLAGS:
         if not isinstance(value, bool):
-            raise OptionsError(f"{key} must be true or false, got {value!r}")
+            raise OptionsError(f"{key} must be true or false, got {echo(value)}")
         return value
+    if key in BOUNDS:
+        return bounded(key, value, BOUNDS[key], null=key == "max_stock_refills")
     if key == "first_dealer":
         if value in FIRST_DEALER_RULES:
             return value
-        if _is_int(value) or (isinstance(value, str) and value.isdigit()):
+        # A seat: an integer, or one written in ASCII decimal digits (checked against the table below).
+        digits = isinstance(value, str) and 0 < len(value) <= 2 and value.isascii() and value.isdigit()
+        if (_is_int(value) or digits) and 0 <= int(value) < max(PLAYER_COUNTS):
             return str(int(value))
-        raise OptionsError(f"first_dealer must be draw_lowest, random or a seat number, got {value!r}")
+        raise OptionsError(f"first_dealer must be draw_lowest, random or a seat 0..{max(PLAYER_COUNTS) - 1}, "
+                           f"got {echo(value)}")
     if key == "hand_sizes":
         if (
             not isinstance(value, list | tuple)
             or len(value) != DEALS
-            or not all(_is_int(size) and size > 0 for size in value)
+            or not all(_is_int(size) and 1 <= size <= MAX_HAND for size in value)
         ):
-            raise OptionsError(f"hand_sizes must be {DEALS} positive integers, got {value!r}")
+            raise OptionsError(f"hand_sizes must be {DEALS} integers in 1..{MAX_HAND}, got {echo(value)}")
         return tuple(value)
-    if key == "min_run_length":
-        if value not in (3, 4) or not _is_int(value):
-            raise OptionsError(f"min_run_length must be 3 or 4, got {value!r}")
-        return value
-    if key == "max_stock_refills":
-        # null is "no limit"; -1 says the same where null cannot be sent (a proto3 optional field).
-        if value is None or value == -1:
-            return None
-        if not _is_int(value) or value < 0:
-            raise OptionsError(f"max_stock_refills must be an integer >= 0 or null, got {value!r}")
-        return value
-    if key in ("ace_value", "joker_value"):
-        if not _is_int(value):
-            raise OptionsError(f"{key} must be an integer, got {value!r}")
-        return value
     # players
     if not _is_int(value):
-        raise OptionsError(f"players must be an integer, got {value!r}")
+        raise OptionsError(f"players must be an integer, got {echo(value)}")
     return value
 
 
 def make_config(options: Mapping[str, Any] | None = None, players: int | None = None) -> Config:
     """Validate the options and the player count (A.1, A.2); raise OptionsError."""
     options = dict(options or {})
-    unknown = sorted(set(options) - OPTION_KEYS)
-    if unknown:
-        raise OptionsError(f"unknown Contract Rummy option(s): {', '.join(map(str, unknown))}")
+    refuse_unknown("Contract Rummy", options, OPTION_KEYS)
     if players is not None:
         if "players" in options and options["players"] != players:
-            raise OptionsError(f"players given twice: {players} and {options['players']!r}")
+            raise OptionsError(f"players given twice: {echo(players)} and {echo(options['players'])}")
         options["players"] = players
     config = Config(**{key: _check(key, value) for key, value in options.items()})
     allowed = range(3, 9) if config.allow_six_to_eight else range(3, 6)
     if config.players not in allowed:
         raise OptionsError(
-            f"Contract Rummy is for {allowed.start} to {allowed.stop - 1} players, got {config.players} (A.1)"
+            f"Contract Rummy is for {allowed.start} to {allowed.stop - 1} players, got {echo(config.players)} (A.1)"
         )
     if config.first_dealer not in FIRST_DEALER_RULES and int(config.first_dealer) >= config.players:
-        raise OptionsError(f"first_dealer seat {config.first_dealer} is not at the table (A.4)")
+        raise OptionsError(f"first_dealer must be draw_lowest, random or a seat 0..{config.players - 1}: seat "
+                           f"{config.first_dealer} is not at the table (A.4)")
     deck = len(deck_for(config.deck_policy, config.players))
-    if config.players * max(config.hand_sizes) + 2 > deck:
+    largest = (deck - 2) // config.players
+    if max(config.hand_sizes) > largest:
         raise OptionsError(
-            f"{config.players} players x {max(config.hand_sizes)} cards + 2 do not fit a {deck}-card deck (A.2)"
+            f"hand_sizes must be {DEALS} integers in 1..{largest} for {config.players} players and a {deck}-card deck: "
+            f"{config.players} x {max(config.hand_sizes)} cards + 2 do not fit (A.2)"
         )
     return config

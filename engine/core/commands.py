@@ -8,6 +8,7 @@ from typing import Any, get_args
 
 import msgspec
 
+from engine.core.echo import clip, echo
 from engine.core.protocol import GameRules, Malformed
 
 
@@ -26,14 +27,14 @@ def parse_command(game: GameRules, raw: Mapping[str, Any]) -> Any:
     by_tag = _by_tag(command_type)
     target = command_type if by_tag is None else by_tag.get(kind)
     if target is None:
-        return Malformed(f"unknown command type {kind!r}", type=kind)
+        return Malformed(f"unknown command type {echo(kind)}", type=kind)
     try:
         return msgspec.convert(raw, target, strict=True)
     except msgspec.ValidationError as error:
         text = str(error)
         if "Invalid value" in text and "$.type" in text:
-            return Malformed(f"unknown command type {kind!r}", type=kind)
-        return Malformed(f"malformed {kind!r} command: {text}", type=kind)
+            return Malformed(f"unknown command type {echo(kind)}", type=kind)
+        return Malformed(f"malformed {echo(kind)} command: {clip(text, 240)}", type=kind)
 
 
 @cache

@@ -6,6 +6,7 @@ import importlib
 from functools import cache
 from typing import cast
 
+from engine.core.echo import echo
 from engine.core.protocol import GameRules
 
 #: Game name -> the module that implements it. A new game is one more line here.
@@ -18,7 +19,7 @@ GAME_MODULES: dict[str, str] = {
 
 class UnknownGame(KeyError):
     def __str__(self) -> str:
-        return f"unknown game {self.args[0]!r}; known games: {', '.join(sorted(GAME_MODULES))}"
+        return f"unknown game {echo(self.args[0])}; known games: {', '.join(sorted(GAME_MODULES))}"
 
 
 @cache

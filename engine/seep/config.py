@@ -7,6 +7,8 @@ from typing import Any, Final
 
 import msgspec
 
+from engine.core.echo import echo
+from engine.core.options import IntRange, bounded, refuse_unknown
 from engine.core.protocol import OptionsError
 
 NAME: Final = "seep"
@@ -31,17 +33,39 @@ FLAGS: Final = (
     "sweeps_enabled",
     "minimum_includes_sweeps",
 )
-#: Integer options and their smallest allowed value (None: any integer).
-INTEGERS: Final[dict[str, int | None]] = {
-    "sweep_points": None,
-    "opening_sweep_points": None,
-    "last_play_sweep_points": None,
-    "ten_of_diamonds_points": None,
-    "majority_cards_bonus": None,
-    "minimum_deal_points": None,
-    "baazi_lead": 1,
-    "baazis_to_play": 1,
+#: The integer options and their bounds (rules: "int", "int >= 1"; the bounds are this project's).
+#:
+#: Why these bounds: every score and counter below fits the wire's int32 (at most
+#: 2,147,483,647 in magnitude) whatever accepted options are combined.
+#:
+#: * A deal's score for a team (A11.3) is its card points (the spades 1..13, 91 in all, the
+#:   three other aces 1 each, and the 10D worth ``ten_of_diamonds_points``), plus its sweeps
+#:   (at most one per play: 48 a deal, each worth one of the three sweep options), plus
+#:   ``majority_cards_bonus``. Every card, sweep and bonus goes to one team, so
+#:   |a| + |b| <= 94 + 10^6 + 48 x 10^6 + 10^6 = 50,000,094, and so is |a - b|; the
+#:   sweep points of a deal (the view's ``sweeps``) are within that too.
+#: * The running difference D (A12) starts each deal below ``baazi_lead`` in magnitude (a
+#:   baazi won resets it to 0), so after a deal |D| < 10^9 + 50,000,094 < 2^31 - 1.
+#: * Baazis won per team: at most ``baazis_to_play`` (the match ends there).
+#: * ``minimum_deal_points`` is only compared with a deal score; ``max_houses_on_floor``
+#:   only with the number of houses (at most 5, one per value 9..13).
+#: * Counters that grow by one per deal, play or void deal (``deal``, ``attempt``) do not
+#:   depend on the options: 2^31 deals would take more than 10^11 commands. The service
+#:   refuses a command whose events it could not send (service/games.py), so even then the
+#:   game stays readable.
+POINTS: Final = IntRange(-1_000_000, 1_000_000)
+BOUNDS: Final[dict[str, IntRange]] = {
+    "sweep_points": POINTS,
+    "opening_sweep_points": POINTS,
+    "last_play_sweep_points": POINTS,
+    "ten_of_diamonds_points": POINTS,
+    "majority_cards_bonus": POINTS,
+    "minimum_deal_points": IntRange(-1_000_000_000, 1_000_000_000),
+    "baazi_lead": IntRange(1, 1_000_000_000),
+    "baazis_to_play": IntRange(1, 1_000_000),
+    "max_houses_on_floor": IntRange(1, 1_000_000),  # or null: no limit
 }
+NULLABLE: Final = frozenset({"max_houses_on_floor"})
 
 
 class Config(msgspec.Struct, frozen=True, cache_hash=True):
@@ -89,42 +113,32 @@ def _is_int(value: object) -> bool:
 def _check(key: str, value: Any) -> Any:
     if key == "players":
         if not _is_int(value) or value not in PLAYER_COUNTS:
-            raise OptionsError(f"Seep is played by exactly 4 players (A1), got {value!r}")
+            raise OptionsError(f"Seep is played by exactly 4 players (A1), got {echo(value)}")
         return value
     if key in CHOICES:
-        if value not in CHOICES[key]:
-            raise OptionsError(f"{key} must be one of {', '.join(CHOICES[key])}; got {value!r}")
+        if not isinstance(value, str) or value not in CHOICES[key]:
+            raise OptionsError(f"{key} must be one of {', '.join(CHOICES[key])}; got {echo(value)}")
         return value
     if key in FLAGS:
         if not isinstance(value, bool):
-            raise OptionsError(f"{key} must be true or false, got {value!r}")
+            raise OptionsError(f"{key} must be true or false, got {echo(value)}")
         return value
-    if key in INTEGERS:
-        least = INTEGERS[key]
-        if not _is_int(value) or (least is not None and value < least):
-            bound = f" >= {least}" if least is not None else ""
-            raise OptionsError(f"{key} must be an integer{bound}, got {value!r}")
-        return value
-    if key == "max_houses_on_floor":
-        if value is not None and (not _is_int(value) or value < 1):
-            raise OptionsError(f"max_houses_on_floor must be null or an integer >= 1, got {value!r}")
-        return value
+    if key in BOUNDS:
+        return bounded(key, value, BOUNDS[key], null=key in NULLABLE)
     # first_dealer: "random" or a seat
     if value == "random" or value is None:
         return None
     if not _is_int(value) or not 0 <= value < DEFAULT_PLAYERS:
-        raise OptionsError(f"first_dealer must be 'random' or a seat 0..3, got {value!r}")
+        raise OptionsError(f"first_dealer must be 'random' or a seat 0..3, got {echo(value)}")
     return value
 
 
 def make_config(options: Mapping[str, Any] | None = None, players: int | None = None) -> Config:
     """Validate the options (snake_case keys of the rules file's table) and the player count."""
     options = dict(options or {})
-    unknown = sorted(set(options) - OPTION_KEYS)
-    if unknown:
-        raise OptionsError(f"unknown Seep option(s): {', '.join(map(str, unknown))}")
+    refuse_unknown("Seep", options, OPTION_KEYS)
     if players is not None:
         if "players" in options and options["players"] != players:
-            raise OptionsError(f"players given twice: {players} and {options['players']!r}")
+            raise OptionsError(f"players given twice: {echo(players)} and {echo(options['players'])}")
         options["players"] = players
     return Config(**{key: _check(key, value) for key, value in options.items()})

@@ -17,7 +17,9 @@ The mapping, in both directions:
   card lists, and a single ``CardList`` field is a list (or ``None`` when unset);
 * ``None`` is an unset field with presence (proto3 ``optional``, a message field, a
   oneof member), and an unset such field reads back as ``None``, except the fields of
-  :data:`ZERO_WHEN_UNSET`, which read back as ``0``;
+  :data:`ZERO_WHEN_UNSET`, which read back as ``0``, and the fields of :data:`NULL_AS`,
+  options whose unset means "the default" and whose null (the rules' "no limit") is written
+  as a number that the option cannot otherwise take;
 * a string given to an enum field is the value named ``<PREFIX><STRING IN UPPER CASE>``,
   where ``<PREFIX>`` is the name of the enum's zero value without ``UNSPECIFIED``
   (``PHASE_UNSPECIFIED`` -> ``PHASE_PLAY`` for ``"play"``); the zero value reads as ``None``;
@@ -54,6 +56,8 @@ Options = game_service_pb2.Options
 View = game_service_pb2.View
 
 GAME_ONEOF: Final = "game"
+#: Fields whose null is written as this value (an unset field there means the default, not null).
+NULL_AS: Final[Mapping[str, int]] = {"cardgames.v1.ContractRummyOptions.max_stock_refills": -1}
 TAG = "type"
 
 #: Seat, team and meld-index fields that were plain ``int32`` in wire-v1 (the tag ``wire-v1``;
@@ -167,8 +171,8 @@ class _Enum:
 class _Field:
     """One field of a message, with what converting it needs."""
 
-    __slots__ = ("_enum", "_plan", "_value", "descriptor", "full_name", "is_map", "kind", "name", "presence",
-                 "repeated", "unset")
+    __slots__ = ("_enum", "_plan", "_value", "descriptor", "full_name", "is_map", "kind", "name", "null_as",
+                 "presence", "repeated", "unset")
 
     def __init__(self, field: FieldT) -> None:
         self.descriptor = field
@@ -180,6 +184,7 @@ class _Field:
         self.presence: bool = field.has_presence
         #: What an unset field with presence reads as.
         self.unset: int | None = 0 if self.full_name in ZERO_WHEN_UNSET else None
+        self.null_as = NULL_AS.get(self.full_name)
         self._plan: _Plan | None = None
         self._value: _Field | None = None
         self._enum: _Enum | None = None
@@ -224,6 +229,9 @@ class _Field:
 
     def set(self, message: Message, value: Any, ignore_unknown: bool) -> None:
         if value is None:
+            if self.null_as is not None:
+                setattr(message, self.name, self.null_as)
+                return
             if self.presence:
                 message.ClearField(self.name)
                 return
@@ -298,6 +306,8 @@ class _Field:
             return self.plan.read(value)
         if self.kind == _ENUM:
             return self.enum_text(value)
+        if self.null_as is not None and value == self.null_as:
+            return None
         return value
 
     def get_repeated(self, values: Any) -> list[Any]:
@@ -499,6 +509,10 @@ def wrap_view(
 
 
 def options_dict(options: Options) -> dict[str, Any]:
-    """The options that were set (unset optional fields dropped): make_config's input."""
-    _, data = unwrap(options)
-    return {key: value for key, value in data.items() if value is not None}
+    """The options that were set (unset optional fields dropped): make_config's input.
+
+    A field of :data:`NULL_AS` set to its null value is kept, as None.
+    """
+    game, data = unwrap(options)
+    member = getattr(options, game)
+    return {key: value for key, value in data.items() if value is not None or member.HasField(key)}

@@ -1,4 +1,9 @@
-"""``cardgames serve [--address HOST:PORT] [--store URL] [--tls-cert F --tls-key F] [--rate-limit N]``."""
+"""``cardgames serve [--address HOST:PORT] [--store URL] [--tls-cert F --tls-key F] [--rate-limit N]``.
+
+A malformed address or a port past 65535 exits with code 2, an address this process cannot
+listen on (a port another program or another server holds) with code 1: one line on stderr
+each, never a traceback and never a second listener on a held port (service/server.py).
+"""
 
 from __future__ import annotations
 
@@ -10,7 +15,7 @@ import typer
 
 from service.guards import Limits
 from service.native import native_build
-from service.server import DEFAULT_ADDRESS, serve
+from service.server import DEFAULT_ADDRESS, AddressError, CannotListen, parse_address, serve
 from service.store import ENV_STORE, EventStore, StoreError, resolve_environment
 
 #: Library settings given to a PostgreSQL store unless the environment sets them: a request
@@ -39,16 +44,26 @@ def serve_command(
     tls_cert: Path | None = typer.Option(None, "--tls-cert", help="PEM certificate chain: serve over TLS only."),
     tls_key: Path | None = typer.Option(None, "--tls-key", help="PEM private key of --tls-cert."),
     rate_limit: float = typer.Option(
-        200.0, "--rate-limit", envvar="CARDGAMES_RATE_LIMIT", help="Calls per second per connection (0: no limit)."
+        400.0, "--rate-limit", envvar="CARDGAMES_RATE_LIMIT",
+        help="Calls per second per caller: a seat token, or a client address for calls without one (0: no limit).",
     ),
     rate_burst: float = typer.Option(
-        0.0, "--rate-burst", envvar="CARDGAMES_RATE_BURST", help="Burst per connection (default: twice the rate)."
+        0.0, "--rate-burst", envvar="CARDGAMES_RATE_BURST", help="Burst per caller (default: twice the rate)."
+    ),
+    address_limit: float = typer.Option(
+        0.0, "--address-limit", envvar="CARDGAMES_ADDRESS_LIMIT",
+        help="Calls per second of all the callers of one client address together (default: 4 x the rate).",
     ),
     max_streams: int = typer.Option(
-        64, "--max-streams", envvar="CARDGAMES_MAX_STREAMS", help="Open Watch streams per connection."
+        64, "--max-streams", envvar="CARDGAMES_MAX_STREAMS", help="Open Watch streams per caller."
     ),
 ) -> None:
     """Serve the GameService over gRPC (with health and reflection) until interrupted."""
+    try:
+        parse_address(address)
+    except AddressError as error:
+        typer.echo(f"cardgames serve: {error}", err=True)
+        raise typer.Exit(code=2) from None
     if (tls_cert is None) != (tls_key is None):
         typer.echo("cardgames serve: --tls-cert and --tls-key go together", err=True)
         raise typer.Exit(code=2)
@@ -61,7 +76,8 @@ def serve_command(
             raise typer.Exit(code=2) from error
     build = native_build()
     typer.echo(f"cardgames serve: {build.describe()}", err=True)  # (stdout starts with the serving line)
-    limits = Limits(rate_limit, rate_burst or 2 * rate_limit, max_streams) if rate_limit > 0 else None
+    limits = (Limits(rate_limit, rate_burst or 2 * rate_limit, max_streams, address_limit or None)
+              if rate_limit > 0 else None)
     try:
         event_store = EventStore(store_environment(store))
     except StoreError as error:
@@ -69,6 +85,9 @@ def serve_command(
         raise typer.Exit(code=2) from error
     try:
         asyncio.run(serve(address, event_store, lambda line: typer.echo(line, err=False), tls=tls, limits=limits))
+    except CannotListen as error:
+        typer.echo(f"cardgames serve: {error}", err=True)
+        raise typer.Exit(code=1) from None
     except OSError as error:
         typer.echo(f"cardgames serve: {error}", err=True)
         raise typer.Exit(code=2) from error

@@ -1,4 +1,4 @@
-"""An in-process server (memory store, port 0) and a client connected to it."""
+"""A client connected to the in-process server of tests/conftest.py (memory store, port 0)."""
 
 from __future__ import annotations
 
@@ -7,20 +7,12 @@ from collections.abc import AsyncIterator
 import pytest
 
 from clients import GameClient, Retry
-from service.server import Running, start
-from service.store import EventStore
+from service.server import Running
 
 GAME = "all_fours"
 SEED = 7
 #: Short waits, so that the tests about unreachable servers stay quick.
 FAST = Retry(timeout=10.0, initial=0.02, maximum=0.2, call_timeout=5.0)
-
-
-@pytest.fixture
-async def server() -> AsyncIterator[Running]:
-    running = await start("127.0.0.1:0", EventStore.from_url("memory:"))
-    yield running
-    await running.stop(grace=None)
 
 
 @pytest.fixture

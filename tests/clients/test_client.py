@@ -25,7 +25,7 @@ from clients import (
     seed_hex,
 )
 from clients.errors import from_rpc_error
-from service.guards import Limits
+from service.guards import Limits, limited_status
 from service.server import Running, start
 from service.store import EventStore
 from tests.clients.conftest import FAST, GAME, SEED
@@ -259,6 +259,22 @@ async def test_rate_limited_calls_wait_and_go_through() -> None:
             assert caught.value.retry_after > 0 and caught.value.status == grpc.StatusCode.RESOURCE_EXHAUSTED
     finally:
         await running.stop(grace=None)
+
+
+def test_a_rate_limited_call_waits_what_the_status_says() -> None:
+    """RetryInfo first, then the grpc-retry-pushback-ms trailer, then ErrorInfo's retry_after_ms."""
+
+    def wait(trailers: tuple[tuple[str, str | bytes], ...]) -> float:
+        limited = from_rpc_error(grpc.aio.AioRpcError(grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.aio.Metadata(),
+                                                      grpc.aio.Metadata(*trailers), "too many calls"))
+        assert isinstance(limited, RateLimited)
+        return limited.retry_after
+
+    status = limited_status("too many calls", 250)
+    assert wait(status.trailing_metadata) == 0.25
+    details = tuple((key, value) for key, value in status.trailing_metadata if key == "grpc-status-details-bin")
+    assert wait((*details, ("grpc-retry-pushback-ms", "5000"))) == 0.25
+    assert wait((("grpc-retry-pushback-ms", "5000"),)) == 5.0
 
 
 def test_errors_without_rich_details() -> None:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
+import grpc
 import pytest
+from cardgames.v1 import game_service_pb2_grpc
 
+from service.server import Running
 from service.store import EventStore
 from tests.service.pg import fresh_database
 
@@ -28,3 +32,10 @@ def store(request: pytest.FixtureRequest, tmp_path) -> Iterator[EventStore]:
     store = EventStore.from_url(url)
     yield store
     store.close()
+
+
+@pytest.fixture
+async def stub(server: Running) -> AsyncIterator[Any]:
+    """A GameService stub on a channel to ``server`` (tests/conftest.py; test_grpc.py has its own, on every store)."""
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+        yield game_service_pb2_grpc.GameServiceStub(channel)

@@ -1,4 +1,4 @@
-"""Security: tokens, what spectators and seats may see, TLS, per-connection rate limits (docs/threat-model.md)."""
+"""Security: tokens, what spectators and seats may see, TLS, no limits by default (docs/threat-model.md)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import hmac
 import random
 import string
 import subprocess
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -25,7 +24,6 @@ from engine.core.protocol import PUBLIC
 from engine.core.registry import get_game
 from service import games as games_module
 from service.grpc_api import TOKEN_METADATA
-from service.guards import Limits, TokenBuckets
 from service.server import Running, start
 from service.spawn import spawn_server
 from service.store import EventStore
@@ -56,19 +54,6 @@ def info_of(error: grpc.aio.AioRpcError) -> tuple[error_details_pb2.ErrorInfo, e
             retry = error_details_pb2.RetryInfo()
             detail.Unpack(retry)
     return info, retry
-
-
-@pytest.fixture
-async def server() -> AsyncIterator[Running]:
-    running = await start("127.0.0.1:0", EventStore.from_url("memory:"))
-    yield running
-    await running.stop(grace=None)
-
-
-@pytest.fixture
-async def stub(server: Running) -> AsyncIterator[Any]:
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
-        yield game_service_pb2_grpc.GameServiceStub(channel)
 
 
 async def play(stub: Any, game_id: str, tokens: list[str], rng: random.Random, moves: int) -> None:
@@ -240,64 +225,7 @@ async def test_cardgames_serve_with_tls_flags(tmp_path: Path) -> None:
 # Rate limits.
 
 
-def test_token_buckets_refill_at_the_rate_up_to_the_burst() -> None:
-    now = [0.0]
-    buckets = TokenBuckets(Limits(rate=10, burst=5, max_streams=1), clock=lambda: now[0])
-    assert [buckets.take("a") for _ in range(5)] == [0.0] * 5
-    assert buckets.take("a") == pytest.approx(0.1)  # empty: one token in 1/rate
-    assert buckets.take("b") == 0.0  # another connection has its own bucket
-    now[0] += 0.35
-    assert [buckets.take("a") == 0.0 for _ in range(4)] == [True, True, True, False]
-    now[0] += 100
-    assert [buckets.take("a") for _ in range(6)].count(0.0) == 5  # never more than the burst
-    assert buckets.open_stream("a") and not buckets.open_stream("a")
-    buckets.close_stream("a")
-    assert buckets.open_stream("a")
-
-
-async def test_a_greedy_connection_is_limited_and_does_not_starve_a_polite_one() -> None:
-    limits = Limits(rate=50, burst=20, max_streams=2)
-    running = await start("127.0.0.1:0", EventStore.from_url("memory:"), limits=limits)
-    target = f"127.0.0.1:{running.port}"
-    own = [("grpc.use_local_subchannel_pool", 1)]  # separate connections, as separate clients have
-    try:
-        async with grpc.aio.insecure_channel(target, options=own) as greedy_channel, \
-                grpc.aio.insecure_channel(target, options=own) as polite_channel:
-            greedy = game_service_pb2_grpc.GameServiceStub(greedy_channel)
-            polite = game_service_pb2_grpc.GameServiceStub(polite_channel)
-            created = await polite.CreateGame(pb.CreateGameRequest(game=GAME))
-            request = pb.GetViewRequest(game_id=created.game_id)
-
-            async def flood() -> list[Any]:
-                return await asyncio.gather(*(greedy.GetView(request) for _ in range(400)), return_exceptions=True)
-
-            async def politely() -> list[float]:
-                waits = []
-                for _ in range(10):
-                    began = asyncio.get_running_loop().time()
-                    await polite.GetView(request)  # never refused
-                    waits.append(asyncio.get_running_loop().time() - began)
-                    await asyncio.sleep(0.05)
-                return waits
-
-            flooded, waits = await asyncio.gather(flood(), politely())
-            refused = [r for r in flooded if isinstance(r, grpc.aio.AioRpcError)]
-            assert all(r.code() == grpc.StatusCode.RESOURCE_EXHAUSTED for r in refused)
-            assert len(refused) >= 300  # about burst + rate * time went through, no more
-            info, retry = info_of(refused[0])
-            assert info.reason == "RATE_LIMITED" and int(info.metadata["retry_after_ms"]) >= 1
-            assert retry is not None and retry.retry_delay.ToMilliseconds() >= 1
-            assert max(waits) < 1.0
-            # Watch streams per connection are capped too.
-            await asyncio.sleep(1)
-            streams = [polite.Watch(pb.WatchRequest(game_id=created.game_id)) for _ in range(3)]
-            firsts = await asyncio.gather(*(anext(s.__aiter__()) for s in streams), return_exceptions=True)
-            over = [r for r in firsts if isinstance(r, grpc.aio.AioRpcError)]
-            assert len(over) == 1 and over[0].code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-            for stream in streams:
-                stream.cancel()
-    finally:
-        await running.stop(grace=None)
+# (Limits per caller, with and without tokens: test_rate_limits.py.)
 
 
 async def test_without_limits_a_burst_goes_through(stub: Any) -> None:
