@@ -7,13 +7,15 @@ back could expose the cards it had not received, and was told invalid_command fo
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import engine.all_fours.rules as all_fours_rules
 from engine.all_fours.cards import POWER, side_of
+from engine.all_fours.commands import Call, Play
 from engine.all_fours.events import CardExposed, ExposedCardCalled
-from engine.all_fours.state import PLAY
-from engine.core.protocol import Rejection, reject
+from engine.all_fours.state import OVER, PLAY
+from engine.core.protocol import Malformed, Rejection, reject
 
 
 def old_not_held(state: Any, seat: int, card: str) -> Rejection | None:
@@ -54,3 +56,21 @@ def old_play(state: Any, seat: int, card: str) -> Any:
     if card in state.exposed[seat]:
         return reject(all_fours_rules.NOT_YOUR_TURN, f"{card} is already exposed", "A14")
     return [CardExposed(seat=seat, card=card)]
+
+
+
+def old_decide(*, play: bool = False, call: bool = False) -> Callable[[Any, int, Any], Any]:
+    """The game's ``decide`` with the old ``play`` and/or ``call``. Patched on the game's module
+    (what the registry hands out), it works whether or not the rules module is compiled (a
+    compiled module's own calls to ``_call`` would not see a patch of its global)."""
+
+    def decide(state: Any, seat: int, command: Any) -> Any:
+        if state.phase == OVER or isinstance(command, Malformed) or not 0 <= seat < state.players:
+            return all_fours_rules.decide(state, seat, command)
+        if play and isinstance(command, Play):
+            return old_play(state, seat, command.card)
+        if call and isinstance(command, Call):
+            return old_call(state, seat, command)
+        return all_fours_rules.decide(state, seat, command)
+
+    return decide

@@ -38,10 +38,10 @@ import random
 
 import pytest
 
-import engine.all_fours.rules as all_fours_rules
+import engine.all_fours as all_fours
 from engine.core.protocol import Rejection
 from tests.infosets.check import baseline, check, viewers
-from tests.infosets.old_rules import old_call, old_play
+from tests.infosets.old_rules import old_decide
 from tests.infosets.worlds import (
     GAMES,
     Stats,
@@ -79,14 +79,14 @@ def test_no_answer_depends_on_an_unseen_card(game_name: str) -> None:
 
 # --- the check finds the leaks it is for (All Fours before rules version 2) ------------------
 def test_the_check_finds_the_old_call_leak(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(all_fours_rules, "_call", old_call)
+    monkeypatch.setattr(all_fours, "decide", old_decide(call=True))
     case = check(positions("all_fours", 20, seed="old-call"), "old-call", Stats())
     assert case is not None and case.channel == "answer" and "'call'" in case.detail, case
     assert "does not hold" in case.detail
 
 
 def test_the_check_finds_the_old_held_back_hand_leak(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(all_fours_rules, "_play", old_play)
+    monkeypatch.setattr(all_fours, "decide", old_decide(play=True))
     held_back = {"players": 4, "beg_phase_hand_visibility": "dealer_and_eldest_only", "out_of_turn_play": "expose"}
     case = check(positions("all_fours", 40, seed="old-play", overrides=held_back), "old-play", Stats())
     assert case is not None, "the check did not find a seat reading its undelivered hand"

@@ -40,7 +40,6 @@ from google.protobuf.message import Message
 from grpc_status import rpc_status
 
 import engine.all_fours as all_fours
-import engine.all_fours.rules as all_fours_rules
 from engine.core.commands import to_dict
 from engine.core.protocol import PUBLIC, Rejection, Viewer
 from service.grpc_api import TOKEN_METADATA
@@ -48,7 +47,7 @@ from service.server import start
 from service.store import EventStore
 from tests.infosets.batteries import battery
 from tests.infosets.check import redeal_world, viewers
-from tests.infosets.old_rules import old_call
+from tests.infosets.old_rules import old_decide
 from tests.infosets.worlds import GAMES, Position, Stats, disclosed, disclosed_calls, parsed, positions
 
 pb = game_service_pb2
@@ -263,7 +262,7 @@ async def test_no_answer_over_grpc_depends_on_an_unseen_card(stub: Any, game_nam
 
 async def test_the_grpc_check_finds_the_old_call_leak(stub: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """All Fours before rules version 2 (tests/infosets/old_rules.py), through the server."""
-    monkeypatch.setattr(all_fours_rules, "_call", old_call)
+    monkeypatch.setattr(all_fours, "decide", old_decide(call=True))
     found, _ = await grpc_check(stub, "all_fours", 4, "grpc/old-call")
     assert found is not None and "INVALID_ARGUMENT" in found and "does not hold" in found, found
 
