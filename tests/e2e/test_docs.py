@@ -48,9 +48,22 @@ async def test_the_integrators_walkthrough_runs_in_order(address: str) -> None:
     assert namespace["log"].sequence >= namespace["accepted"].sequence
 
 
+def bot_files(name: str) -> list[str]:
+    """The scripts a page tells the reader to run (``.venv/bin/python NAME.py``), in order."""
+    return re.findall(r"^\.venv/bin/python (\w+\.py)\b", (DOCS / name).read_text(), re.MULTILINE)
+
+
+def test_the_bot_authors_page_gives_each_bot_its_own_file_and_frees_the_port() -> None:
+    files = bot_files("bot-authors.md")
+    assert len(files) == 2 and len(set(files)) == 2, files  # section 3's bot, section 5's tournament bot
+    text = (DOCS / "bot-authors.md").read_text()
+    section5 = text[text.index("## 5."):]
+    assert "stop that service first" in section5 and "--listen" in section5  # step 2's service holds 50051
+
+
 async def test_the_bot_authors_quickstart_plays_a_match(address: str, tmp_path: Path) -> None:
     script = python_blocks("bot-authors.md")[0]  # section 3 (section 5: tests/remote_bots/test_docs_bot.py)
-    path = tmp_path / "my_bot.py"
+    path = tmp_path / bot_files("bot-authors.md")[0]
     path.write_text(script)
     result = await asyncio.to_thread(
         subprocess.run, [sys.executable, str(path), address], cwd=tmp_path, capture_output=True, text=True,
