@@ -2,6 +2,15 @@
 
 from __future__ import annotations
 
+import os
+
+# gRPC's C core logs to stderr at INFO unless told otherwise: a connection that a server closes
+# while stopping comes out as ``I... chttp2_transport.cc] ...: Got goaway [2] ... Cancelling all
+# calls`` in the middle of a command's output, although the command handles it (the bridge
+# reconnects, a client retries). The commands keep the core's errors; ``GRPC_VERBOSITY=INFO
+# cardgames ...`` shows everything. The core reads the setting when gRPC is imported: here, first.
+os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
+
 import typer
 
 from service.cli import bridge, conformance, export, play, replay, serve, tournament, verify

@@ -38,6 +38,10 @@ from service.tournament.manager import TournamentNotFoundError, Tournaments, par
 from service.tournament.standings import Standings, standings
 
 DEFAULT_LISTEN = "127.0.0.1:50051"
+#: Seconds the served remote entrants get, once the tournament is over, to read the end of their
+#: streams and hang up: stopped at once, their connections would be cut (a GOAWAY "Cancelling all
+#: calls" that gRPC logs on their side).
+STOP_GRACE = 2.0
 
 
 def parse_options(pairs: list[str]) -> dict[str, Any]:
@@ -214,7 +218,7 @@ async def _run(
         return standings(await tournaments.state(tournament_id), elo0=bounds[0], elo1=bounds[1])
     finally:
         if server is not None:
-            await server.stop(0)
+            await server.stop(STOP_GRACE)
         else:
             await tournaments.close()
             if tournaments.clocks is not None:
