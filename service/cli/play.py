@@ -1,14 +1,18 @@
-"""``cardgames play GAME``: a whole match between built-in random bots, through the real service.
+"""``cardgames play GAME``: a whole match between built-in bots, through the real service.
 
 The command starts the gRPC server in this process (127.0.0.1, a free port, an in-memory
-store unless ``--store`` names one), creates the match with the seed, and runs one
-:class:`clients.bots.RandomBot` per seat through the Python client, each holding only its
-own seat's token. A spectator's watch drives the progress line. Once the match is over it
+store unless ``--store`` names one), creates the match with the seed, and runs one bot per
+seat through the Python client, each holding only its own seat's token: ``--bots`` names
+their kinds (engine/bots: ``random``, ``heuristic``, the default, and ``ismcts``), one for
+every seat or one per seat. A random seat is a :class:`clients.bots.RandomBot`; the others
+are :class:`PolicyBot`, the engine/bots policy fed the seat's view and legal commands as the
+service sends them. A spectator's watch drives the progress line. Once the match is over it
 reads the whole log (everything shows then), prints one line per event through the game's
 ``describe`` (and the public view through its ``floor_text``, when it has one, after each
-command's first event: Seep's floor after each play), the final table and the standings, and
-with ``--log`` writes the match's audit log as NDJSON (docs/log-format.md: the writer
-``cardgames export`` uses too), which ``cardgames verify`` checks.
+command's first event: Seep's floor after each play), then the game's ``score_sheet`` as a
+table (a row per deal, the totals, each side's place), and with ``--log`` writes the match's
+audit log as NDJSON (docs/log-format.md: the writer ``cardgames export`` uses too), which
+``cardgames verify`` checks.
 
 Nothing here is specific to a game: the game is reached through the engine registry.
 """
