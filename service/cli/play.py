@@ -37,6 +37,7 @@ from rich.text import Text
 
 from clients import Accepted, CardgamesError, GameClient, View
 from clients.bots import RandomBot
+from clients.bots.random_bot import OnAccepted
 from clients.client import SeatHandle
 from clients.models import Update
 from engine.core.protocol import GameRules, OptionsError
@@ -52,8 +53,7 @@ from service.store import EventStore, StoreError
 from service.tournament.manager import InvalidTournament, check_bot
 from service.tournament.players import decision_rng, policy_for
 
-#: The bots ``--bots`` names (``ismcts:N``: the search bot with N iterations per decision).
-BOT_KINDS = ("random", "heuristic", "ismcts")
+#: The bot of every seat unless ``--bots`` says otherwise (engine/bots' rules-of-thumb player).
 DEFAULT_BOT = "heuristic"
 
 
@@ -85,7 +85,7 @@ class PolicyBot(RandomBot):
     """
 
     def __init__(self, seat: SeatHandle, rules: GameRules, policy: Any, *, seed: str, number: int,
-                 on_accepted: Any = None) -> None:
+                 on_accepted: OnAccepted | None = None) -> None:
         self.rules = rules
         self.policy = policy
         self.match_seed = seed
