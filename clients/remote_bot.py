@@ -137,9 +137,11 @@ async def play_seat(
         if last is not None:
             request.after_sequence = last
         try:
-            async for message in bots.Decisions(request, metadata=metadata):
+            call = bots.Decisions(request, metadata=metadata)
+            async for message in call:
                 last = message.sequence
                 if message.view.over:
+                    call.cancel()  # done with it: leave no stream open behind the match
                     return list(message.outcome)
                 await _decide(service, metadata, decision_data(message, game_id), choose)
             return []  # the stream ended without the match's end (the server stops)

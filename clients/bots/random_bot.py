@@ -3,7 +3,7 @@
 It watches its seat and, whenever the view says the seat is to act, asks the service
 for the legal commands, picks one with its own seeded :class:`random.Random` and submits
 it with ``expected_sequence``. It never sees more than its seat's view. Subclasses
-change :meth:`RandomBot.choose` to play better.
+change :meth:`RandomBot.choose` (or its awaited form, :meth:`RandomBot.decide`) to play better.
 
 Errors that only mean "the game moved on" (a stale sequence, a deadline passed on a
 clocked match) or "the service is restarting" (unavailable) are absorbed: the watch
@@ -70,6 +70,10 @@ class RandomBot:
         """
         return self.rng.choice(commands)
 
+    async def decide(self, view: View, commands: list[dict[str, Any]]) -> dict[str, Any]:
+        """:meth:`choose`, awaited: a bot that thinks for long overrides this to think off the event loop."""
+        return self.choose(view, commands)
+
     async def _any_of(self, legal: LegalCommands) -> dict[str, Any] | None:
         """A uniform choice among all ``legal.total`` commands; None when the game moved on meanwhile.
 
@@ -81,6 +85,11 @@ class RandomBot:
             return legal.commands[index]
         page = await self.seat.legal_commands(index, 1)
         return page.commands[0] if page.sequence == legal.sequence and page.commands else None
+
+    @property
+    def _uniform(self) -> bool:
+        """True when this bot's choice is this class's own uniform one (neither hook overridden)."""
+        return type(self).choose is RandomBot.choose and type(self).decide is RandomBot.decide
 
     async def run(self) -> View:
         """Play until the match is over; returns the seat's final view."""
@@ -109,13 +118,13 @@ class RandomBot:
                 continue
             if legal.sequence != view.sequence or not legal.commands:
                 return  # the watch is behind: its next update brings the newer state
-            if legal.total > len(legal.commands) and type(self).choose is RandomBot.choose:
+            if legal.total > len(legal.commands) and self._uniform:
                 found = await self._any_of(legal)
                 if found is None:
                     return  # the game moved on while the command was fetched
                 command = found
             else:
-                command = self.choose(view, legal.commands)
+                command = await self.decide(view, legal.commands)
             try:
                 accepted = await self.seat.submit(command, expected_sequence=legal.sequence)
             except StaleSequence:

@@ -6,7 +6,7 @@ from typing import Final
 
 from engine.all_fours.commands import Command
 from engine.all_fours.config import DEFAULT_PLAYERS, PLAYER_COUNTS, Config, make_config
-from engine.all_fours.describe import describe
+from engine.all_fours.describe import describe, score_sheet
 from engine.all_fours.determinize import determinize, remember, search_episode, search_reward
 from engine.all_fours.events import Event
 from engine.all_fours.evolve import evolve
@@ -48,6 +48,7 @@ __all__ = [
     "outcome",
     "redact",
     "remember",
+    "score_sheet",
     "search_episode",
     "search_reward",
     "snapshot",

@@ -1,8 +1,8 @@
-"""One readable line per event, for ``cardgames play`` and logs."""
+"""One readable line per event, for ``cardgames play`` and logs, and the match's score sheet."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from engine.all_fours.events import (
@@ -27,6 +27,7 @@ from engine.all_fours.events import (
     TrumpFixed,
     TurnUpSetAside,
 )
+from engine.core.score_sheet import Row, ScoreSheet, team_side
 
 REASONS = {
     "kick": "Kick",
@@ -85,8 +86,21 @@ def _hand_scored(e: HandScored) -> str:
     if e.high_card:
         parts.append(f"High {e.high_card} (seat {e.high_holder})")
         parts.append(f"Low {e.low_card} (seat {e.low_holder})")
-    parts.append(f"jack: {e.jack_outcome.replace('_', ' ')}")
+    parts.append(_jack(e))
     return "Hand scored: " + ", ".join(parts)
+
+
+def _jack(e: HandScored) -> str:
+    """What became of the jack of trumps (A12: Jack, Hang Jack)."""
+    if e.jack_outcome == "jack":
+        return f"Jack kept by side {e.jack_taker} (seat {e.jack_holder})"
+    if e.jack_outcome == "hang_jack":
+        return f"Jack of seat {e.jack_holder} hanged by side {e.jack_taker}"
+    if e.jack_outcome == "captured":
+        return f"Jack won by side {e.jack_taker}"
+    if e.jack_outcome == "not_scored":
+        return "Jack not scored"
+    return "no Jack (the jack of trumps was not dealt)"
 
 
 _LINES: dict[type, Callable[[Any], str]] = {
@@ -117,3 +131,51 @@ def describe(event: Any) -> str | None:
     """A line for ``event``, or None for the hidden chance events."""
     line = _LINES.get(type(event))
     return line(event) if line else None
+
+
+def _award(e: PointsScored, game_totals: tuple[int, ...]) -> str:
+    card = f" {e.card}" if e.card else ""
+    if e.reason == "game" and game_totals:
+        card = f" {_score(game_totals)}"
+    amount = f" +{e.amount}" if e.amount != 1 else ""
+    return f"{REASONS.get(e.reason, e.reason)}{card}{amount}: side {e.side}"
+
+
+def score_sheet(events: Iterable[Any]) -> ScoreSheet:
+    """Each hand's points per side (the awards, with the cards and the game count, in the notes), then
+    the match score."""
+    sides: tuple[tuple[int, ...], ...] = ((0,), (1,))
+    scores: tuple[int, ...] = (0, 0)
+    target = 0
+    rows: list[Row] = []
+    hand, awards, game_totals = 0, list[PointsScored](), tuple[int, ...]()
+
+    def close() -> None:
+        if awards:
+            gained = [sum(award.amount for award in awards if award.side == side) for side in range(len(sides))]
+            notes = ", ".join(_award(award, game_totals) for award in awards)
+            rows.append(Row(str(hand), tuple(f"+{points}" if points else "-" for points in gained), notes))
+
+    for event in events:
+        if isinstance(event, MatchCreated):
+            sides, scores, target = event.sides, event.scores, event.config.target_score
+            if any(scores):
+                rows.append(Row("start", tuple(map(str, scores)), "the score the match started from"))
+        elif isinstance(event, HandStarted) and event.hand_no != hand:
+            close()
+            hand, awards, game_totals = event.hand_no, [], ()
+        elif isinstance(event, PointsScored):
+            awards.append(event)
+            scores = event.totals
+        elif isinstance(event, HandScored):
+            game_totals = event.game_totals
+    close()
+    return ScoreSheet(
+        title=f"Points per hand (the first side to {target} wins)",
+        unit="hand",
+        sides=tuple(team_side(f"side {number}", seats) for number, seats in enumerate(sides)),
+        rows=tuple(rows),
+        total_label="score",
+        totals=tuple(map(str, scores)),
+        note="awards",
+    )

@@ -7,7 +7,7 @@ from typing import Final
 from engine.contract_rummy.commands import Command
 from engine.contract_rummy.config import DEFAULT_PLAYERS, PLAYER_COUNTS, Config, make_config
 from engine.contract_rummy.deal import start
-from engine.contract_rummy.describe import describe
+from engine.contract_rummy.describe import describe, score_sheet
 from engine.contract_rummy.determinize import (
     SEARCH_CANDIDATES,
     SEARCH_HORIZON,
@@ -56,6 +56,7 @@ __all__ = [
     "outcome",
     "redact",
     "remember",
+    "score_sheet",
     "search_episode",
     "search_reward",
     "snapshot",

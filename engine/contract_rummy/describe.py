@@ -1,8 +1,9 @@
-"""One readable line per event, for ``cardgames play`` and logs (None for events not worth a line)."""
+"""One readable line per event, for ``cardgames play`` and logs (None for events not worth a line), and
+the match's score sheet."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from engine.contract_rummy.events import (
@@ -26,6 +27,7 @@ from engine.contract_rummy.events import (
     StockRefilled,
     UpcardTurned,
 )
+from engine.core.score_sheet import Row, ScoreSheet, seat_sides
 
 
 def _cards(cards: Sequence[str]) -> str:
@@ -96,3 +98,31 @@ _LINES: dict[type, Callable[[Any], str]] = {
 def describe(event: Any) -> str | None:
     line = _LINES.get(type(event))
     return None if line is None else line(event)
+
+
+def score_sheet(events: Iterable[Any]) -> ScoreSheet:
+    """Each deal's penalty points per seat (with its contract and who went out), then the totals."""
+    players, totals = 0, tuple[int, ...]()
+    starting: tuple[int, ...] = ()
+    rows: list[Row] = []
+    contract = ""
+    for event in events:
+        if isinstance(event, MatchCreated):
+            players, starting = event.players, event.scores
+        elif isinstance(event, DealStarted):
+            contract = _contract(event.sets, event.runs)
+        elif isinstance(event, DealScored):
+            ending = f"seat {event.out} went out" if event.out is not None else "blocked: nobody went out"
+            rows.append(Row(str(event.deal), tuple(map(str, event.penalties)), f"{contract}; {ending}"))
+            totals = event.totals
+    if any(starting):
+        rows.insert(0, Row("start", tuple(map(str, starting)), "the totals the match started from"))
+    return ScoreSheet(
+        title="Penalty points (the lowest total wins)",
+        unit="deal",
+        sides=seat_sides(players),
+        rows=tuple(rows),
+        total_label="total",
+        totals=tuple(map(str, totals or starting or (0,) * players)),
+        note="contract; how it ended",
+    )

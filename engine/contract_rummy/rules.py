@@ -61,6 +61,7 @@ from engine.contract_rummy.state import (
 from engine.core.cards import JOKER, STANDARD_CARDS
 from engine.core.chance import canonical_order
 from engine.core.protocol import Malformed, Rejection, RejectionCode, reject
+from engine.core.wording import plural
 
 GAME_OVER = RejectionCode.GAME_OVER
 NOT_YOUR_TURN = RejectionCode.NOT_YOUR_TURN
@@ -163,8 +164,8 @@ def _contract_problem(
 ) -> str | None:
     have_sets = [meld for meld in made if meld.kind == SET]
     have_runs = [meld for meld in made if meld.kind == RUN]
-    wanted = f"{sets} set(s) and {runs} run(s)"
-    got = f"{len(have_sets)} set(s) and {len(have_runs)} run(s)"
+    wanted = f"{plural(sets, 'set')} and {plural(runs, 'run')}"
+    got = f"{plural(len(have_sets), 'set')} and {plural(len(have_runs), 'run')}"
     if exact and (len(have_sets) != sets or len(have_runs) != runs):
         return f"this deal's contract is exactly {wanted}; the action holds {got}"
     if len(have_sets) < sets or len(have_runs) < runs:

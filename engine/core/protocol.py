@@ -13,10 +13,12 @@ and events are *tagged* structs (``tag_field="type"``) so that
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final, Literal, Protocol, TypeAlias, final
 
 import msgspec
+
+from engine.core.score_sheet import ScoreSheet
 
 
 class RejectionCode(enum.StrEnum):
@@ -160,6 +162,11 @@ class GameRules(Protocol):
 
     def describe(self, event: Any) -> str | None:
         """One line of a readable account of the match, or None for events not worth a line."""
+        ...
+
+    def score_sheet(self, events: Iterable[Any]) -> ScoreSheet:
+        """The match's scores as a table (a row per deal, the totals) from its events (every one
+        public once the match is over): :mod:`engine.core.score_sheet`."""
         ...
 
     def outcome(self, state: Any) -> list[int]:

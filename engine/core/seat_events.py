@@ -18,7 +18,7 @@ The automatic command is documented and deterministic: the first of the seat's
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Union, cast
 
 import msgspec
@@ -32,6 +32,7 @@ from engine.core.events import (
     SeatTimedOut,
 )
 from engine.core.protocol import PUBLIC, Audience, GameRules, Rejection, RejectionCode, Setup, Viewer, reject
+from engine.core.score_sheet import ScoreSheet
 
 CONSEQUENCES = (FORFEIT, AUTO_MOVE)
 
@@ -129,6 +130,9 @@ class SeatRules:
         if isinstance(event, ClockCharged):
             return f"Seat {event.seat} took {event.used_ms} ms: {event.bank_ms} ms left in its bank"
         return self.rules.describe(event)
+
+    def score_sheet(self, events: Iterable[Any]) -> ScoreSheet:
+        return self.rules.score_sheet(event for event in events if not isinstance(event, SEAT_EVENTS))
 
 
 def _players(config: Any) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from engine.seep.commands import Bid, Break, Build, Capture, Command, Throw
 from engine.seep.config import DEFAULT_PLAYERS, NAME, PLAYER_COUNTS, TITLE, Config, make_config
-from engine.seep.describe import describe, floor_text, table_text
+from engine.seep.describe import describe, floor_text, score_sheet, table_text
 from engine.seep.determinize import (
     SEARCH_CANDIDATES,
     SEARCH_HORIZON,
@@ -59,6 +59,7 @@ __all__ = [
     "outcome",
     "redact",
     "remember",
+    "score_sheet",
     "search_episode",
     "search_reward",
     "snapshot",

@@ -1,11 +1,14 @@
-"""A readable account of a match: one line per event, the floor after each play, and the table as text
-for ``cardgames play``."""
+"""A readable account of a match: one line per event, the floor after each play, the table as text
+and the score sheet, for ``cardgames play``."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from engine.core.events import MatchSeeded, Shuffled
+from engine.core.score_sheet import Row, ScoreSheet, team_side
+from engine.core.wording import a_number, plural
 from engine.seep.events import (
     BaaziWon,
     BidMade,
@@ -57,7 +60,7 @@ def describe(event: Any) -> str | None:
         return None
     if isinstance(event, MatchCreated):
         dealer = "drawn" if event.dealer is None else f"seat {event.dealer}"
-        return f"Seep match: {event.config.baazis_to_play} baazi(s) to play, first dealer {dealer}"
+        return f"Seep match: {plural(event.config.baazis_to_play, 'baazi')} to play, first dealer {dealer}"
     if isinstance(event, DealerChosen):
         return f"{event.card} is drawn: seat {event.dealer} deals first"
     if isinstance(event, DealStarted):
@@ -84,10 +87,12 @@ def describe(event: Any) -> str | None:
     if isinstance(event, Thrown):
         return f"#{event.play} seat {event.seat} throws {event.card}"
     if isinstance(event, Built):
-        verb = {"new": "builds a", "cement": "cements the", "add": "adds to the"}[event.action]
+        house = {"new": a_number(event.value), "cement": f"cements the {event.value}",
+                 "add": f"adds to the {event.value}"}[event.action]
+        verb = "builds " if event.action == "new" else ""
         merged = f", loose {_cards(event.merged)} merged in" if event.merged else ""
         return (
-            f"#{event.play} seat {event.seat} {verb} {event.value}-house with {event.card}: "
+            f"#{event.play} seat {event.seat} {verb}{house}-house with {event.card}: "
             f"{_groups(event.groups)}{merged}; owners {_owners(event.owners)}"
         )
     if isinstance(event, Broken):
@@ -156,3 +161,34 @@ def table_text(view: View) -> str:
     if view.last_deal_points is not None:
         lines.append(f"last deal: {view.last_deal_points[0]}-{view.last_deal_points[1]}")
     return "\n".join(lines)
+
+
+def score_sheet(events: Iterable[Any]) -> ScoreSheet:
+    """Each deal's points per team (card points, sweeps and bonus) and the running difference or the
+    baazi it decided, then the baazis won."""
+    rows: list[Row] = []
+    baazis: tuple[int, int] = (0, 0)
+    deal, lead = 0, 0
+    for event in events:
+        if isinstance(event, MatchCreated):
+            baazis, lead = event.baazis, event.config.baazi_lead
+            if any(baazis) or event.difference:
+                rows.append(Row("start", ("", ""), f"baazis {baazis[0]}-{baazis[1]}, difference {event.difference:+d}"))
+        elif isinstance(event, DealStarted):
+            deal = event.deal
+        elif isinstance(event, DealScored):
+            note = f"difference {event.difference:+d}"
+            rows.append(Row(str(deal), tuple(map(str, event.scores)), note))
+        elif isinstance(event, BaaziWon):
+            baazis = event.baazis
+            why = "the 9-point rule" if event.reason == "minimum" else f"a lead of {lead} or more"
+            rows[-1] = Row(rows[-1].label, rows[-1].cells, f"baazi to team {event.team} ({why})")
+    return ScoreSheet(
+        title="Deal points and baazis (the most baazis wins)",
+        unit="deal",
+        sides=(team_side("team 0", (0, 2)), team_side("team 1", (1, 3))),
+        rows=tuple(rows),
+        total_label="baazis",
+        totals=tuple(map(str, baazis)),
+        note="difference (team 0 - team 1) or baazi",
+    )

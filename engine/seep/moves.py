@@ -15,6 +15,7 @@ from __future__ import annotations
 import msgspec
 
 from engine.core.protocol import Rejection, RejectionCode
+from engine.core.wording import a_number
 from engine.seep.cards import MAX_HOUSE, MIN_HOUSE, VALUE, partner
 from engine.seep.groups import reachable_sums
 from engine.seep.state import House, State
@@ -53,7 +54,7 @@ def retention(state: State, seat: int, counts: list[int], skip: tuple[int, ...])
 
 #: The most frequent refusal, made once per value (legal_commands meets it for most house values).
 _NO_KEY_TO_BUILD = {
-    value: illegal(f"to build a {value}-house you must keep a card of value {value} yourself", "A8.3")
+    value: illegal(f"to build {a_number(value)}-house you must keep a card of value {value} yourself", "A8.3")
     for value in range(MIN_HOUSE, MAX_HOUSE + 1)
 }
 

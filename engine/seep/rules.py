@@ -11,6 +11,7 @@ from engine.core.cards import STANDARD_PACK
 from engine.core.chance import Chance, ShuffleUnavailable, advance, next_order
 from engine.core.events import Shuffled, match_seeded
 from engine.core.protocol import Malformed, Rejection, RejectionCode, ScenarioError, Setup
+from engine.core.wording import a_number
 from engine.seep.cards import PLAYS_PER_DEAL, VALUE, team
 from engine.seep.commands import Bid, Break, Build, Capture, Groups, Throw
 from engine.seep.config import Config
@@ -203,7 +204,7 @@ def _capture(state: State, seat: int, command: Capture) -> Sequence[Any] | Rejec
     left = [VALUE[loose] for loose in state.loose if loose not in named]
     if state.config.capture_extent == "maximal" and has_group(left, value):
         return illegal(
-            f"the capture must take every group it can: the loose cards left still hold a {value}-group",
+            f"the capture must take every group it can: the loose cards left still hold {a_number(value)}-group",
             "A8.1",
         )
     return _captured(state, seat, card, command.groups, len(named))

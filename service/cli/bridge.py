@@ -10,6 +10,7 @@ import typer
 
 from clients.bridge import LineProgram, ProgramExited
 from clients.remote_bot import play_seat, play_tournament
+from service.cli.output import unreachable
 
 
 def bridge_command(
@@ -28,6 +29,8 @@ def bridge_command(
                                       "it is valid)."
     ),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log each decision to stderr."),
+    timeout: float = typer.Option(10.0, "--timeout", help="Seconds to wait for the service at the start (once "
+                                                          "connected, the bridge reconnects after any outage)."),
 ) -> None:
     """Bridge a program without gRPC: one decision per line to its stdin, one command per line back."""
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="bridge: %(message)s")
@@ -38,22 +41,38 @@ def bridge_command(
     if tournament is not None and not (name and (credential or entrant_token)):
         raise typer.BadParameter("--tournament needs --name and --credential (or --entrant-token)")
     try:
-        code = asyncio.run(_bridge(command, server, game_id, token, tournament, name, credential, entrant_token))
+        code = asyncio.run(_bridge(command, server, game_id, token, tournament, name, credential, entrant_token,
+                                   timeout))
     except ProgramExited as error:
         typer.echo(f"cardgames bridge: {error}", err=True)
         raise typer.Exit(code=3) from error
+    except Unreachable as error:
+        typer.echo(unreachable("bridge", server, str(error), timeout), err=True)
+        raise typer.Exit(code=2) from error
     except grpc.aio.AioRpcError as error:
-        typer.echo(f"cardgames bridge: {error.code().name}: {error.details()}", err=True)
+        if error.code() == grpc.StatusCode.UNAVAILABLE:
+            typer.echo(unreachable("bridge", server, f"UNAVAILABLE: {error.details()}"), err=True)
+        else:
+            typer.echo(f"cardgames bridge: {error.code().name}: {error.details()}", err=True)
         raise typer.Exit(code=2) from error
     raise typer.Exit(code=code)
 
 
+class Unreachable(Exception):
+    """No service answered at the address before the bridge's start-up timeout."""
+
+
 async def _bridge(command: list[str], server: str, game_id: str | None, token: str | None,
-                  tournament: str | None, name: str | None, credential: str | None, entrant_token: str | None) -> int:
-    program = LineProgram(command)
-    await program.start()
-    try:
-        async with grpc.aio.insecure_channel(server) as channel:
+                  tournament: str | None, name: str | None, credential: str | None, entrant_token: str | None,
+                  timeout: float) -> int:
+    async with grpc.aio.insecure_channel(server) as channel:
+        try:  # reach the service before the program starts: a wrong address is said at once
+            await asyncio.wait_for(channel.channel_ready(), timeout)
+        except TimeoutError:
+            raise Unreachable(f"no connection: {channel.get_state(try_to_connect=False).name}") from None
+        program = LineProgram(command)
+        await program.start()
+        try:
             if game_id is not None and token is not None:
                 outcome = await play_seat(channel, game_id, token, program.ask)
                 typer.echo(f"cardgames bridge: match over, outcome {outcome}", err=True)
@@ -63,6 +82,6 @@ async def _bridge(command: list[str], server: str, game_id: str | None, token: s
                     on_token=lambda token: typer.echo(f"cardgames bridge: entrant token {token}", err=True),
                 )
                 typer.echo("cardgames bridge: tournament over", err=True)
-    finally:
-        status = await program.close()
+        finally:
+            status = await program.close()
     return status or 0

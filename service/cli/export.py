@@ -13,9 +13,10 @@ import sys
 
 import typer
 
-from clients import CardgamesError, GameClient, Retry
+from clients import CardgamesError, GameClient, Retry, ServiceUnavailable
 from service.audit.export import ExportError, fetch
 from service.audit.logfile import AuditLog, write_log
+from service.cli.output import unreachable
 from service.server import DEFAULT_ADDRESS
 
 
@@ -33,6 +34,9 @@ def export_command(
     """Write a match's audit log as NDJSON on stdout (complete once the match is over)."""
     try:
         log = asyncio.run(_fetch(server, game_id, token, timeout))
+    except ServiceUnavailable as error:
+        typer.echo(unreachable("export", server, str(error), timeout), err=True)
+        raise typer.Exit(2) from None
     except CardgamesError as error:
         typer.echo(f"cardgames export: {error}", err=True)
         raise typer.Exit(2 if error.reason.startswith(("INVALID", "UNAVAILABLE")) else 1) from None

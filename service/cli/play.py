@@ -1,14 +1,18 @@
-"""``cardgames play GAME``: a whole match between built-in random bots, through the real service.
+"""``cardgames play GAME``: a whole match between built-in bots, through the real service.
 
 The command starts the gRPC server in this process (127.0.0.1, a free port, an in-memory
-store unless ``--store`` names one), creates the match with the seed, and runs one
-:class:`clients.bots.RandomBot` per seat through the Python client, each holding only its
-own seat's token. A spectator's watch drives the progress line. Once the match is over it
+store unless ``--store`` names one), creates the match with the seed, and runs one bot per
+seat through the Python client, each holding only its own seat's token: ``--bots`` names
+their kinds (engine/bots: ``random``, ``heuristic``, the default, and ``ismcts``), one for
+every seat or one per seat. A random seat is a :class:`clients.bots.RandomBot`; the others
+are :class:`PolicyBot`, the engine/bots policy fed the seat's view and legal commands as the
+service sends them. A spectator's watch drives the progress line. Once the match is over it
 reads the whole log (everything shows then), prints one line per event through the game's
 ``describe`` (and the public view through its ``floor_text``, when it has one, after each
-command's first event: Seep's floor after each play), the final table and the standings, and
-with ``--log`` writes the match's audit log as NDJSON (docs/log-format.md: the writer
-``cardgames export`` uses too), which ``cardgames verify`` checks.
+command's first event: Seep's floor after each play), then the game's ``score_sheet`` as a
+table (a row per deal, the totals, each side's place), and with ``--log`` writes the match's
+audit log as NDJSON (docs/log-format.md: the writer ``cardgames export`` uses too), which
+``cardgames verify`` checks.
 
 Nothing here is specific to a game: the game is reached through the engine registry.
 """
@@ -33,13 +37,24 @@ from rich.text import Text
 
 from clients import Accepted, CardgamesError, GameClient, View
 from clients.bots import RandomBot
+from clients.bots.random_bot import OnAccepted
+from clients.client import SeatHandle
+from clients.models import Update
 from engine.core.protocol import GameRules, OptionsError
-from engine.core.registry import GAME_MODULES, UnknownGame, get_game
+from engine.core.registry import UnknownGame, get_game
+from engine.core.score_sheet import ScoreSheet
 from engine.core.shuffle import seed_from_text
 from service.audit.export import fetch as fetch_audit_log
 from service.audit.logfile import AuditLog, write_log_file
+from service.cli.help import GameName
+from service.cli.output import print_whole
 from service.server import start
 from service.store import EventStore, StoreError
+from service.tournament.manager import InvalidTournament, check_bot
+from service.tournament.players import decision_rng, policy_for
+
+#: The bot of every seat unless ``--bots`` says otherwise (engine/bots' rules-of-thumb player).
+DEFAULT_BOT = "heuristic"
 
 
 @dataclass
@@ -57,6 +72,71 @@ class Match:
     commands: dict[int, int] = field(default_factory=dict)  # first sequence of a command's events -> seat
     elapsed: float = 0.0
     audit: AuditLog | None = None  # the audit log (docs/log-format.md)
+
+
+class PolicyBot(RandomBot):
+    """A seat played by a built-in engine/bots policy through the Python client.
+
+    It holds only its seat's token: the policy is given the seat's view and legal commands as
+    the service sends them (converted to the engine's structs), and a policy with a memory (the
+    search bot) is shown every view of the seat's watch. It thinks in a worker thread, so the
+    in-process server goes on answering meanwhile. Each decision's randomness comes from the
+    match's seed, the seat and the sequence (as in tournaments), so a seeded match replays.
+    """
+
+    def __init__(self, seat: SeatHandle, rules: GameRules, policy: Any, *, seed: str, number: int,
+                 on_accepted: OnAccepted | None = None) -> None:
+        self.rules = rules
+        self.policy = policy
+        self.match_seed = seed
+        self.number = number
+        observe = getattr(policy, "observe", None)
+
+        def on_update(update: Update) -> None:
+            if observe is not None:
+                observe(self._engine_view(update.view))
+
+        super().__init__(seat, on_accepted=on_accepted, on_update=on_update)
+
+    def _engine_view(self, view: View) -> Any:
+        return msgspec.convert(view.data, self.rules.View)
+
+    async def decide(self, view: View, commands: list[dict[str, Any]]) -> dict[str, Any]:
+        legal = [msgspec.convert(command, self.rules.Command) for command in commands]
+        rng = decision_rng(self.match_seed, self.number, view.sequence)
+        choice = await asyncio.to_thread(self.policy.choose, self._engine_view(view), legal, rng)
+        return dict(msgspec.to_builtins(choice))
+
+
+def parse_bots(text: str, seats: int) -> list[str]:
+    """``--bots``: one kind for every seat, or a comma-separated kind per seat."""
+    kinds = [kind.strip() for kind in text.split(",")]
+    if len(kinds) == 1:
+        kinds *= seats
+    if len(kinds) != seats:
+        raise typer.BadParameter(
+            f"give one bot kind for every seat or one per seat ({seats}), got {len(kinds)}: {text!r}",
+            param_hint="--bots",
+        )
+    for seat, kind in enumerate(kinds):
+        try:
+            check_bot(f"seat {seat}", kind)
+        except InvalidTournament as error:
+            raise typer.BadParameter(str(error), param_hint="--bots") from error
+    return kinds
+
+
+def bots_text(kinds: Sequence[str]) -> str:
+    """``bots: heuristic at every seat`` or ``bots: seat 0 heuristic, seat 1 random, ...``."""
+    if len(set(kinds)) == 1:
+        return f"bots: {kinds[0]} at every seat"
+    return "bots: " + ", ".join(f"seat {seat} {kind}" for seat, kind in enumerate(kinds))
+
+
+def options_text(options: Mapping[str, Any]) -> str:
+    """The options given, ``KEY=VALUE`` (the game's defaults for the rest)."""
+    given = ", ".join(f"{key}={json.dumps(value)}" for key, value in options.items())
+    return given or "the game's defaults"
 
 
 class _Progress:
@@ -116,8 +196,10 @@ async def run_match(
     options: Mapping[str, Any] | None = None,
     store: EventStore | None = None,
     progress: _Progress | None = None,
+    bots: Sequence[str] | None = None,
 ) -> Match:
-    """Serve in-process, create the match, play it with one random bot per seat, read its log."""
+    """Serve in-process, create the match, play it with one bot per seat (``bots``: their kinds,
+    heuristic by default), read its log."""
     running = await start("127.0.0.1:0", store if store is not None else EventStore.from_url("memory:"))
     started = time.perf_counter()
     try:
@@ -134,15 +216,20 @@ async def run_match(
 
                 return record
 
-            bots = [
-                RandomBot(client.seat(created.game_id, token, game=rules.NAME), seed=f"{seed}:{seat}",
-                          on_accepted=accepted_by(seat))
-                for seat, token in enumerate(created.tokens)
-            ]
+            kinds = list(bots) if bots is not None else [DEFAULT_BOT] * len(created.tokens)
+            config = rules.make_config(dict(options or {}), players)
+            players_bots: list[RandomBot] = []
+            for seat, (token, kind) in enumerate(zip(created.tokens, kinds, strict=True)):
+                handle = client.seat(created.game_id, token, game=rules.NAME)
+                if kind == "random":
+                    players_bots.append(RandomBot(handle, seed=f"{seed}:{seat}", on_accepted=accepted_by(seat)))
+                else:
+                    players_bots.append(PolicyBot(handle, rules, policy_for(rules.NAME, kind, config), seed=seed,
+                                                  number=seat, on_accepted=accepted_by(seat)))
             spectator = client.spectator(created.game_id, game=rules.NAME)
             async with asyncio.TaskGroup() as group:  # a failing bot stops the others
                 watching = group.create_task(_follow(spectator.watch(), rules, progress))
-                for bot in bots:
+                for bot in players_bots:
                     group.create_task(bot.run())
             final = watching.result()
             elapsed = time.perf_counter() - started
@@ -172,26 +259,31 @@ async def _follow(updates: Any, rules: GameRules, progress: _Progress | None) ->
     return final
 
 
-def _flat(value: Any) -> str | None:
-    """A short text for a view field, or None when it is empty, nested or long."""
-    if value is None or value == [] or value == "":
-        return None
-    if isinstance(value, list):
-        if not all(isinstance(item, str | int | float | bool) for item in value):
-            return None
-        value = ", ".join(str(item) for item in value)
-    elif isinstance(value, dict):
-        return None
-    text = str(value)
-    return text if len(text) <= 80 else None
-
-
 def _place(place: int) -> str:
     return {1: "1st", 2: "2nd", 3: "3rd"}.get(place, f"{place}th")
 
 
+def score_table(sheet: ScoreSheet, places: Sequence[int]) -> Table:
+    """The score sheet as a table: a row per deal, the totals, then each side's place (0 best)."""
+    table = Table(title=sheet.title, title_justify="left", show_footer=False)
+    table.add_column(sheet.unit, justify="right", style="dim")
+    for side in sheet.sides:
+        table.add_column(side.name, justify="right")
+    notes = sheet.note and any(row.note for row in sheet.rows)
+    if notes:
+        table.add_column(sheet.note)
+    for row in sheet.rows:
+        table.add_row(row.label, *row.cells, *([row.note] if notes else []))
+    table.add_section()
+    table.add_row(sheet.total_label, *sheet.totals, *([""] if notes else []), style="bold")
+    side_places = [places[side.seats[0]] for side in sheet.sides]
+    table.add_row("place", *(_place(place + 1) + (" (winner)" if place == 0 else "") for place in side_places),
+                  *([""] if notes else []), style="bold green")
+    return table
+
+
 def render(console: Console, rules: GameRules, match: Match, *, account: bool) -> str | None:
-    """Print the account (unless not wanted), the final table and the standings; the result line."""
+    """Print the account (unless not wanted), the result line and the score sheet; the result line."""
     result = None
     config = rules.make_config(dict(match.options), match.players)
     state = rules.initial(config)
@@ -213,39 +305,32 @@ def render(console: Console, rules: GameRules, match: Match, *, account: bool) -
     console.rule("Final score")
     if result:
         console.print(Text(result, style="bold green"))
-    table = Table(title="Final table (public view)", show_header=False, box=None)
-    table.add_column(style="cyan")
-    table.add_column()
-    for key, value in match.final.data.items():
-        text = _flat(value)
-        if text is not None and key != "viewer":
-            table.add_row(key, text)
-    console.print(table)
-    places = rules.outcome(state)
-    standings = Table(title="Standings")
-    standings.add_column("seat", justify="right")
-    standings.add_column("place")
-    for seat, place in sorted(enumerate(places), key=lambda item: (item[1], item[0])):
-        standings.add_row(str(seat), _place(place + 1) + (" (winner)" if place == 0 else ""))
-    console.print(standings)
+    print_whole(console, score_table(rules.score_sheet(event for _, event in match.events), rules.outcome(state)))
     return result
 
 
 def play_command(
-    game: str = typer.Argument(..., help=f"The game to play: {', '.join(sorted(GAME_MODULES))}."),
+    game: GameName = typer.Argument(..., help="The game to play.", show_default=False),
     seed: str | None = typer.Option(
         None, "--seed", help="Any text (the seed is its SHA-256, docs/shuffle.md); default: a random seed."
     ),
     players: int | None = typer.Option(None, "--players", help="The number of players (default: the game's)."),
     log: Path | None = typer.Option(None, "--log", help="Write the match's full event log here as NDJSON."),
     option: list[str] = typer.Option(
-        [], "--option", "-o", help="A rules option, KEY=VALUE (VALUE as JSON, else a string); repeatable."
+        [], "--option", "-o", metavar="KEY=VALUE",
+        help="A rules option (VALUE as JSON, else a string); repeatable.",
     ),
     store: str = typer.Option("memory:", "--store", help="Where the service keeps the match (a store URL)."),
+    bots: str = typer.Option(
+        DEFAULT_BOT, "--bots",
+        help="The bots: one kind for every seat, or one per seat, comma-separated (random, heuristic, ismcts, "
+             "ismcts:ITERATIONS), e.g. heuristic,random,heuristic,random.",
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the result, not every event."),
 ) -> None:
-    """Play a whole match between built-in random bots through the gRPC service, and print it."""
+    """Play a whole match between built-in bots through the gRPC service, and print it."""
     console = Console(highlight=False, soft_wrap=True)
+    game = str(game)
     try:
         rules = get_game(game)
     except (UnknownGame, ModuleNotFoundError) as error:
@@ -253,18 +338,19 @@ def play_command(
         raise typer.Exit(code=2) from error
     options = parse_options(option)
     try:
-        rules.make_config(dict(options), players)
+        config = rules.make_config(dict(options), players)
         event_store = EventStore.from_url(store)
     except (OptionsError, StoreError) as error:
         typer.echo(f"cardgames play: {error}", err=True)
         raise typer.Exit(code=2) from error
+    kinds = parse_bots(bots, config.players)
     seed_text = match_seed(seed)
     progress = _Progress(rules, quiet or not console.is_terminal)
     try:
         with progress.display:
             match = asyncio.run(
                 run_match(rules, seed=seed_text, players=players, options=options, store=event_store,
-                          progress=progress)
+                          progress=progress, bots=kinds)
             )
     except* CardgamesError as group:
         first = group.exceptions[0]
@@ -273,6 +359,7 @@ def play_command(
         raise typer.Exit(code=2 if reason.startswith("INVALID") else 1) from None
     origin = f"--seed {seed}" if seed is not None else "random"
     console.print(Text(f"{rules.TITLE}: game {match.game_id}, seed {match.seed} ({origin})", style="bold"))
+    console.print(Text(f"{bots_text(kinds)}; options: {options_text(options)}", style="dim"))
     render(console, rules, match, account=not quiet)
     commands = len(match.commands)
     console.print(

@@ -28,6 +28,9 @@ from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from engine.core.registry import GAME_MODULES
+from service.cli.help import GameName
+from service.cli.output import print_whole
 from service.clocks import ClockKeeper
 from service.games import Games, ServiceError
 from service.store import ENV_STORE, EventStore, StoreError
@@ -36,6 +39,10 @@ from service.tournament.manager import TournamentNotFoundError, Tournaments, par
 from service.tournament.standings import Standings, standings
 
 DEFAULT_LISTEN = "127.0.0.1:50051"
+#: Seconds the served remote entrants get, once the tournament is over, to read the end of their
+#: streams and hang up: stopped at once, their connections would be cut (a GOAWAY "Cancelling all
+#: calls" that gRPC logs on their side).
+STOP_GRACE = 2.0
 
 
 def parse_options(pairs: list[str]) -> dict[str, Any]:
@@ -91,7 +98,9 @@ def sprt_line(table: Standings) -> str | None:
 
 
 def tournament_command(
-    game: str | None = typer.Option(None, "--game", help="all_fours, seep or contract_rummy."),
+    game: GameName | None = typer.Option(
+        None, "--game", metavar="GAME", help=f"The game: {', '.join(sorted(GAME_MODULES))}."
+    ),
     entrants: str | None = typer.Option(
         None, "--entrants",
         help="Comma-separated: random, heuristic, ismcts, NAME=KIND, NAME=ismcts:ITERATIONS, or the NAME of a "
@@ -106,7 +115,7 @@ def tournament_command(
     ),
     json_output: bool = typer.Option(False, "--json", help="Print the standings as JSON (no progress bar)."),
     players: int | None = typer.Option(None, "--players", help="Seats per match (default: the game's)."),
-    option: list[str] = typer.Option([], "--option", help="A game option KEY=VALUE (repeatable)."),
+    option: list[str] = typer.Option([], "--option", metavar="KEY=VALUE", help="A game option (repeatable)."),
     seed: str | None = typer.Option(None, "--seed", help="64 hex digits (default: a random one)."),
     parallel: int = typer.Option(1, "--parallel", help="Matches played at once."),
     store: str | None = typer.Option(
@@ -129,7 +138,8 @@ def tournament_command(
     if move_ms is not None:
         clock = ClockOptions(move_ms=move_ms, bank_ms=bank_ms, on_timeout=on_timeout, reconnect_ms=reconnect_ms)
     settings = {
-        "game": game, "entrants": names, "players": players, "options": parse_options(option),
+        "game": None if game is None else str(game), "entrants": names, "players": players,
+        "options": parse_options(option),
         "matches": matches, "duplicate": duplicate, "seed": seed, "clock": clock, "parallel": parallel,
         "trusted": trusted,
     }
@@ -153,8 +163,8 @@ def tournament_command(
         sys.stdout.write(json.dumps(msgspec.to_builtins(table), indent=2) + "\n")
     else:
         out = Console()
-        out.print(standings_table(table))
-        out.print(crosstable(table))
+        print_whole(out, standings_table(table))
+        print_whole(out, crosstable(table))
         line = sprt_line(table)
         if line:
             out.print(line)
@@ -226,7 +236,7 @@ async def _run(
         return standings(await tournaments.state(tournament_id), elo0=bounds[0], elo1=bounds[1])
     finally:
         if server is not None:
-            await server.stop(0)
+            await server.stop(STOP_GRACE)
         else:
             await tournaments.close()
             if tournaments.clocks is not None:

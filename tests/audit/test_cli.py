@@ -76,6 +76,9 @@ async def test_export_over_grpc_writes_the_log_and_it_verifies(game: str, tmp_pa
 def test_export_from_a_server_that_is_not_there() -> None:
     result = run("export", "00000000-0000-4000-8000-000000000000", "--server", "127.0.0.1:9", "--timeout", "1")
     assert result.returncode == 2 and "Traceback" not in result.stderr and result.stderr.strip()
+    # which address, and what to do about it
+    assert "no cardgames service answered at 127.0.0.1:9 within 1 s" in result.stderr
+    assert "cardgames serve --address 127.0.0.1:9" in result.stderr and "--server HOST:PORT" in result.stderr
 
 
 def test_verify_says_ok_or_names_the_first_bad_sequence(tmp_path: Path) -> None:

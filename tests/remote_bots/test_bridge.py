@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import random
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,8 @@ import pytest
 from clients.bridge import LineProgram, ProgramExited
 from clients.remote_bot import play_seat
 from engine.core.events import SeatTimedOut
-from service.server import Running
+from service.server import Running, start
+from service.store import EventStore
 from service.tournament.log import ClockOptions
 
 PERL_BOT = Path(__file__).parent / "bots" / "cycle_legal.pl"
@@ -90,3 +92,38 @@ async def test_a_program_that_exits_stops_the_bridge() -> None:
     with pytest.raises(ProgramExited):
         await program.ask({"type": "decision", "game_id": "g", "sequence": 1, "legal": []})
     await program.close()
+
+
+async def test_a_server_stopping_under_the_bridge_prints_no_grpc_log_line(tmp_path: Path) -> None:
+    """gRPC's core logs ``Got goaway [2] ... Cancelling all calls`` at INFO when a server stops with
+    calls open; the bridge handles that (it reconnects), so the line is no business of its output."""
+    running = await start("127.0.0.1:0", EventStore.from_url("memory:"))
+    created = await running.games.create("all_fours", {}, 2, seed=SEED)
+    seat = (await running.games.view(created.game_id, None)).to_act[0]
+    asked = tmp_path / "asked"
+    env = {key: value for key, value in os.environ.items() if key != "GRPC_VERBOSITY"}  # gRPC's own default
+    process = await asyncio.create_subprocess_exec(
+        *CLI, "bridge", "--server", f"127.0.0.1:{running.port}", "--game-id", created.game_id,
+        "--token", created.seat_tokens[seat], "--", "sh", "-c", f"while read line; do touch {asked}; sleep 60; done",
+        stderr=asyncio.subprocess.PIPE, env={**env, "PYTHONPATH": os.getcwd()}, start_new_session=True,
+    )
+    try:
+        for _ in range(300):  # the program was asked: the bridge's decision stream is open
+            if asked.exists():
+                break
+            await asyncio.sleep(0.1)
+        assert asked.exists()
+        await running.stop(0)  # every call cancelled: the client's core is sent a GOAWAY
+        await asyncio.sleep(1.5)
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        _, err = await process.communicate()
+    assert "goaway" not in err.decode().lower(), err.decode()
+
+
+async def test_no_service_at_the_address_is_said_at_once() -> None:
+    for mode in (["--game-id", "g", "--token", "t"], ["--tournament", "t", "--name", "perl"]):
+        code, output = await _bridge("--server", "127.0.0.1:9", "--timeout", "1", *mode, "--", "perl", str(PERL_BOT))
+        assert code == 2, output
+        assert "no cardgames service answered at 127.0.0.1:9 within 1 s" in output
+        assert "cardgames serve --address 127.0.0.1:9" in output

@@ -18,7 +18,8 @@ async def test_the_twenty_line_bot_plays_its_tournament(server: Running, tmp_pat
     blocks = BLOCK.findall((REPO / "docs" / "bot-authors.md").read_text())
     script = next(block for block in blocks if "play_tournament" in block)
     assert len(script.strip().splitlines()) <= 26
-    path = tmp_path / "my_bot.py"
+    named = re.findall(r"^\.venv/bin/python (\w+\.py) ", (REPO / "docs" / "bot-authors.md").read_text(), re.MULTILINE)
+    path = tmp_path / named[-1]  # the file the page saves it as and runs
     path.write_text(script)
     tournaments = server.bots.tournaments  # type: ignore[union-attr]
     created = await tournaments.create("all_fours", ["mybot", "random", "heuristic"], players=2, matches=2,
