@@ -122,7 +122,7 @@ async def test_a_server_stopping_under_the_bridge_prints_no_grpc_log_line(tmp_pa
 
 
 async def test_no_service_at_the_address_is_said_at_once() -> None:
-    for mode in (["--game-id", "g", "--token", "t"], ["--tournament", "t", "--name", "perl"]):
+    for mode in (["--game-id", "g", "--token", "t"], ["--tournament", "t", "--name", "perl", "--credential", "c"]):
         code, output = await _bridge("--server", "127.0.0.1:9", "--timeout", "1", *mode, "--", "perl", str(PERL_BOT))
         assert code == 2, output
         assert "no cardgames service answered at 127.0.0.1:9 within 1 s" in output
