@@ -48,11 +48,13 @@ def serve_command(
         help="Calls per second per caller: a seat token, or a client address for calls without one (0: no limit).",
     ),
     rate_burst: float = typer.Option(
-        0.0, "--rate-burst", envvar="CARDGAMES_RATE_BURST", help="Burst per caller (default: twice the rate)."
+        0.0, "--rate-burst", envvar="CARDGAMES_RATE_BURST", help="Burst per caller (0: twice the rate).",
+        show_default="twice the rate",
     ),
     address_limit: float = typer.Option(
         0.0, "--address-limit", envvar="CARDGAMES_ADDRESS_LIMIT",
-        help="Calls per second of all the callers of one client address together (default: 4 x the rate).",
+        help="Calls per second of all the callers of one client address together (0: 4 x the rate).",
+        show_default="4 x the rate",
     ),
     max_streams: int = typer.Option(
         64, "--max-streams", envvar="CARDGAMES_MAX_STREAMS", help="Open Watch streams per caller."

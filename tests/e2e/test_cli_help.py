@@ -47,3 +47,10 @@ def test_an_unknown_game_is_refused_with_the_list() -> None:
         result = CliRunner().invoke(app, args, env={"COLUMNS": "200"})
         assert result.exit_code == 2
         assert "'chess' is not one of 'all_fours', 'contract_rummy', 'seep'" in result.output
+
+
+def test_serve_shows_the_defaults_it_applies() -> None:
+    """A 0 that means "derived from the rate" is shown as what it means, not as 0.0."""
+    text = help_of("serve")
+    assert "[default: 0.0]" not in text
+    assert "[default: (twice the rate)]" in text and "[default: (4 x the rate)]" in text
