@@ -10,7 +10,10 @@ Why searching small melds is enough. Any valid layout can be shrunk, meld by mel
 ``at_least_jokers`` also the longer runs that no single dropped end card leaves legal
 (naturals at both ends, as many jokers as naturals). Shrinking keeps every contract rule
 (and the pin, which a minimal meld can always keep) and only adds cards to the leftover,
-and a leftover with a card that may be discarded keeps one. So:
+and a leftover with a card that may be discarded keeps one. Under ``contract_meld_count =
+"at_least"`` the melds beyond the contract's are dropped whole, but for the pin's meld: when
+the pin's meld is of a kind the contract does not name (a run holding a dug card in the
+two-sets deal), the layout searched is the contract's melds plus that one extra meld. So:
 
 1. search minimal melds whose jokers only stand for faces the hand lacks;
 2. if that fails and the hand holds jokers, search minimal melds where jokers may also
@@ -244,9 +247,13 @@ def _search(
     rule = shape.naturals
     all_lengths = rule != "one"
     suits_of, masks, two_aces = held
-    sets = _set_pool(tuple(suits_of), jokers, rule, substitute) if shape.sets else ()
-    runs = _run_pool(tuple(masks), two_aces, jokers, shape.min_run, rule, substitute, all_lengths) if shape.runs else ()
-    if len(sets) < (1 if shape.sets else 0) or len(runs) < (1 if shape.runs else 0):
+    # With a pin and "at_least" the pin's meld may be an extra meld of a kind the contract does
+    # not name (A.6 rule 3): that kind's pool is needed too.
+    extra = pin is not None and not shape.exact
+    sets = _set_pool(tuple(suits_of), jokers, rule, substitute) if shape.sets or extra else ()
+    runs = (_run_pool(tuple(masks), two_aces, jokers, shape.min_run, rule, substitute, all_lengths)
+            if shape.runs or extra else ())
+    if (shape.sets and not sets) or (shape.runs and not runs):
         return None
     if shape.runs > 1 and shape.suit_rule == "forbidden" and len({c.suit for c in runs}) < shape.runs:
         return None
@@ -256,6 +263,7 @@ def _search(
     else:
         # The pin goes in the first meld: one plan per kind of meld that can hold it. A natural
         # pin is only in the melds of its own rank (sets) or suit (runs): those parts of the pools.
+        # A kind the contract does not name holds the pin only as an extra meld ("at_least").
         if pin == JOKER:
             set_part, run_part = sets, runs
         else:
@@ -266,8 +274,8 @@ def _search(
         for kind, part in ((SET, set_part), (RUN, run_part)):
             holding = [c for c in part if (c.jokers if pin == JOKER else pin in c.naturals)]
             if holding:
-                rest_sets = shape.sets - (kind == SET)
-                rest_runs = shape.runs - (kind == RUN)
+                rest_sets = max(0, shape.sets - (kind == SET))  # (0 from 0: the pin's meld is extra)
+                rest_runs = max(0, shape.runs - (kind == RUN))
                 plans.append([(kind, holding)] + [(SET, sets)] * rest_sets + [(RUN, runs)] * rest_runs)
     for plan in plans:
         found = _walk(plan, counts, jokers, shape, leftover_ok, refused)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from engine.contract_rummy.commands import Dig, Meld
@@ -146,13 +146,26 @@ TABLES: list[list[dict[str, Any]]] = [
 ]
 
 
+#: A deal and a hand (with the cards to be dug first) for it.
+DEAL_AND_HAND = st.sampled_from([1, 2, 3, 7]).flatmap(
+    lambda deal: st.tuples(st.just(deal), hands(5, 9 if deal < 7 else 11, deal=deal))
+)
+
+
+# "at_least" (A.6 rule 3): in the two-sets deal the dug 2S goes down in an extra run 2S-3S-4S
+# beside the sets AS-AH-JK and 5S-5H-JK, and the dig goes out (A.11 (b)).
+@example(case=(1, (["AS", "2S", "AH", "3S", "4S", "5S", "5H", "JK", "JK"], "pagat", 3)),
+         options={"same_suit_runs_in_contract": "forbidden", "final_deal_mode": "all_at_once_no_discard",
+                  "contract_meld_count": "at_least"},
+         depth=2, table=0, met=False)
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.data(), DIG_OPTIONS, st.sampled_from([1, 2, 3, 7]), st.integers(2, 3),
-       st.sampled_from(range(len(TABLES))), st.booleans())
-def test_dig_is_offered_exactly_when_the_dug_card_can_be_placed(data: Any, options: Any, deal: int,
-                                                                 depth: int, table: int, met: bool) -> None:
+@given(case=DEAL_AND_HAND, options=DIG_OPTIONS, depth=st.integers(2, 3), table=st.sampled_from(range(len(TABLES))),
+       met=st.booleans())
+def test_dig_is_offered_exactly_when_the_dug_card_can_be_placed(case: tuple[int, tuple[list[str], str, int]],
+                                                                 options: Any, depth: int, table: int, met: bool
+                                                                 ) -> None:
     """A.8 D3: a dig per depth whose card the same command can place (contract, lay-offs after it)."""
-    cards, policy, players = data.draw(hands(5, 9 if deal < 7 else 11, deal=deal))
+    deal, (cards, policy, players) = case
     if len(cards) <= depth:
         return
     pile, hand = cards[:depth], cards[depth:]

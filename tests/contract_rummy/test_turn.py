@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
-from engine.contract_rummy.commands import Dig, DrawDiscard
-from engine.contract_rummy.events import DiscardDrawn, DiscardDug, StockDrawn
+import pytest
+
+from engine.contract_rummy.commands import Dig, DrawDiscard, Meld
+from engine.contract_rummy.events import DiscardDrawn, DiscardDug, PlayerWentOut, StockDrawn
+from engine.contract_rummy.melds import make_meld
 from tests.contract_rummy.helpers import act, game, position, refused
 
 TABLE = [
@@ -102,6 +106,53 @@ def test_A8_D3_the_dug_card_may_be_laid_off_after_the_contract_in_the_same_dig()
     later = at_draw(hand, ["2D", "8H", "3C"], {"layoff_same_turn_as_contract": False}, melds=TABLE, deal=1,
                     contract_met=[False, True, False, False])
     refused(later, 0, {"type": "dig", "depth": 2, "then": then}, "illegal_move")
+
+
+#: (deal, hand, pile, players, deck policy): under "at_least" the dug card (depth 2) fits only an
+#: extra meld, of a kind the deal's contract does not name (A.6 rule 3); whether the dig goes out.
+EXTRA_MELD_DIGS = {
+    "a run beside two sets, going out": (1, ["AH", "3S", "4S", "5S", "5H", "JK", "JK"], ["AS", "2S", "2C"], 3, "pagat",
+                                         True),
+    "a run beside two sets": (1, ["5S", "5H", "5D", "9C", "9D", "9H", "3H", "4H", "KC"], ["QD", "2H", "8C"], 4,
+                              "baseline", False),
+    "a set beside two runs": (3, ["3H", "4H", "5H", "9S", "10S", "JS", "7C", "7D", "KC"], ["QD", "7S", "8C"], 4,
+                              "baseline", False),
+}
+
+
+def _kind(cards: tuple[str, ...]) -> str:
+    meld = make_meld(cards, 0, 3, "one")
+    assert not isinstance(meld, str), meld
+    return meld.kind
+
+
+@pytest.mark.parametrize("case", EXTRA_MELD_DIGS.values(), ids=EXTRA_MELD_DIGS.keys())
+def test_A8_D3_under_at_least_the_dug_card_may_go_down_in_an_extra_meld(
+    case: tuple[int, list[str], list[str], int, str, bool]
+) -> None:
+    deal, hand, pile, players, policy, out = case
+    target = pile[1]
+
+    def state(count: str) -> Any:
+        options = {"deck_policy": policy, "contract_meld_count": count}
+        return position([hand] + [[] for _ in range(players - 1)], discard=pile, dealer=players - 1, to_act=0,
+                        deal=deal, options=options)
+
+    at_least = state("at_least")
+    [dig] = [c for c in game.legal_commands(at_least, 0) if isinstance(c, Dig) and c.depth == 2]
+    [down] = dig.then
+    assert isinstance(down, Meld) and len(down.melds) == 3
+    [holding] = [meld for meld in down.melds if target in meld]
+    assert Counter(map(_kind, down.melds)) == Counter({"set": 2, "run": 1} if deal == 1 else {"run": 2, "set": 1})
+    assert _kind(holding) == ("run" if deal == 1 else "set")
+    _, events = act(at_least, 0, dig)
+    assert any(isinstance(event, PlayerWentOut) for event in events) == out
+    # "exact": the extra meld is refused, and without it the dug card stays in the hand
+    exact = state("exact")
+    assert not [c for c in game.legal_commands(exact, 0) if isinstance(c, Dig) and c.depth == 2]
+    refused(exact, 0, dig, "illegal_move")
+    contract_only = Dig(depth=2, then=(Meld(melds=tuple(meld for meld in down.melds if meld is not holding)),))
+    assert target in refused(at_least, 0, contract_only, "illegal_move").message
 
 
 def test_A8_R1_the_top_discard_may_not_go_back_nor_a_copy_of_it_by_default() -> None:
