@@ -6,7 +6,9 @@ of them, and how many there are: GameService.ListLegalCommands gives the others 
 and its clock (service/clocks.py), with every event since the previous message as the seat may see
 them; the bot answers with GameService.SubmitCommand and the message's sequence as
 ``expected_sequence``. A refused command changes nothing: the bot sends another one for
-the same decision. The last message comes once the match is over, with the outcome. While
+the same decision. The last message comes once the match is over, with the outcome. A
+decision whose listing cannot be made in time (a crowded floor's count past the engine workers'
+deadline) ends the stream with that error (DEADLINE_EXCEEDED, WORK_DEADLINE). While
 the stream is open the seat counts as connected (the clock's ``reconnect_ms``); a bot that
 reconnects calls Decisions again (``after_sequence``: the events it missed) and is sent its
 pending decision.
@@ -125,6 +127,9 @@ class BotServiceApi(bots_pb2_grpc.BotServiceServicer):
         except ServiceError as error:
             await context.abort_with_status(error_status(error))
             return
-        async with aclosing(stream):  # type: ignore[type-var]
-            async for decision in stream:
-                yield decision_message(decision)
+        try:
+            async with aclosing(stream):  # type: ignore[type-var]
+                async for decision in stream:
+                    yield decision_message(decision)
+        except ServiceError as error:  # e.g. a crowded position's listing past the workers' deadline
+            await context.abort_with_status(error_status(error))

@@ -32,6 +32,12 @@ MALFORMED_REQUEST      INVALID_ARGUMENT     the request bytes are not the method
 RATE_LIMITED           RESOURCE_EXHAUSTED   over the connection's rate limit (RetryInfo)
 STORE_UNAVAILABLE      UNAVAILABLE          the store failed or timed out (disk full,
                                             database down); a command's outcome is unknown
+WORK_DEADLINE          DEADLINE_EXCEEDED    a costly listing (a crowded Seep floor under
+                                            B-7) took longer than the engine workers'
+                                            deadline (``cardgames serve --work-deadline``)
+WORKERS_BUSY           RESOURCE_EXHAUSTED   too many costly requests of the game (or in
+                                            all) wait for the engine workers already
+WORKER_FAILED          UNAVAILABLE          the engine workers could not do the work
 =====================  ===================  ===============================================
 
 For a rejection, ``metadata`` holds ``code`` (the FORMAT.md code as written there),
@@ -71,6 +77,9 @@ from service.games import (
     StoreUnavailable,
     UnknownGameError,
     ViewResult,
+    WorkDeadline,
+    WorkerFailed,
+    WorkersBusy,
     WrongToken,
 )
 
@@ -90,6 +99,9 @@ _CODES: dict[type[ServiceError], int] = {
     StaleSequenceError: code_pb2.ABORTED,
     StoreUnavailable: code_pb2.UNAVAILABLE,
     NotNow: code_pb2.FAILED_PRECONDITION,
+    WorkDeadline: code_pb2.DEADLINE_EXCEEDED,
+    WorkersBusy: code_pb2.RESOURCE_EXHAUSTED,
+    WorkerFailed: code_pb2.UNAVAILABLE,
 }
 _REJECTION_CODES = {"INVALID_COMMAND": code_pb2.INVALID_ARGUMENT}
 
