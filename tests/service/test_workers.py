@@ -28,7 +28,7 @@ from cardgames.v1 import bots_pb2, bots_pb2_grpc, game_service_pb2, game_service
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
-from engine.bots import get_policy
+from engine.bots import ISMCTSPolicy, get_policy
 from engine.core.registry import get_game
 from service.games import Games, Rejected, WorkDeadline
 from service.server import Running, start
@@ -314,7 +314,7 @@ def test_a_search_bot_crosses_to_a_worker_with_its_memory() -> None:
 
     state, _ = new_match(game, game.make_config({}, None), Setup(seed=SEED))
     seat = game.to_act(state)[0]
-    policy = get_policy("seep", "ismcts", config=state.config, iterations=30)
+    policy = ISMCTSPolicy("seep", state.config, iterations=30)
     policy.observe(game.view(state, seat))
     copy = pickle.loads(pickle.dumps(policy))
     assert copy.game is game and copy._memory == policy._memory
