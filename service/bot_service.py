@@ -19,17 +19,16 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import aclosing
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
 import msgspec
-from cardgames import wire
 from cardgames.v1 import bots_pb2, bots_pb2_grpc
 
 from service.clocks import ClockInfo, ClockKeeper
 from service.games import Entry, Games, MissingToken, ServiceError, ViewResult
-from service.grpc_api import _token, entry_messages, error_status, view_message
+from service.grpc_api import _token, add_commands, entry_messages, error_status, view_message
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +44,7 @@ class Decision:
     clock: ClockInfo | None
     outcome: list[int]
     legal_total: int = 0  #: how many legal commands there are in all
+    legal_encoded: list[bytes] = field(default_factory=list)  #: the page's commands a worker serialized
 
 
 async def final_ranks(games: Games, game_id: str) -> tuple[list[int], int, Any]:
@@ -83,11 +83,11 @@ async def _decisions(
                     return
                 if seat is None or seat not in view.to_act:
                     continue
-                legal = await games.legal_commands(game_id, token)
+                legal = await games.legal_commands(game_id, token, wire=True)
                 if legal.sequence != item.sequence:
                     continue  # the match moved on meanwhile: the next item holds the decision
                 clock = clocks.clock_for(game_id, seat) if clocks is not None else None
-                yield Decision(item.sequence, pending, view, legal.commands, clock, [], legal.total)
+                yield Decision(item.sequence, pending, view, legal.commands, clock, [], legal.total, legal.encoded)
                 pending = []
     finally:
         if seat is not None and clocks is not None:
@@ -100,15 +100,16 @@ def clock_message(clock: ClockInfo) -> bots_pb2.Clock:
 
 def decision_message(decision: Decision) -> bots_pb2.DecisionsResponse:
     game = decision.view.game
-    return bots_pb2.DecisionsResponse(
+    message = bots_pb2.DecisionsResponse(
         sequence=decision.sequence,
         events=entry_messages(game, decision.entries),
         view=view_message(decision.view),
-        legal_commands=[wire.wrap_command(game, msgspec.to_builtins(command)) for command in decision.legal],
         legal_total=decision.legal_total,
         clock=clock_message(decision.clock) if decision.clock is not None else None,
         outcome=decision.outcome,
     )
+    add_commands(message, "legal_commands", game, decision.legal, decision.legal_encoded)
+    return message
 
 
 class BotServiceApi(bots_pb2_grpc.BotServiceServicer):

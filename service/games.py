@@ -250,7 +250,11 @@ class LegalListing:
 
 @dataclass(frozen=True)
 class LegalCommands:
-    """One page of a seat's legal commands: ``commands`` from index ``offset`` of ``total``."""
+    """One page of a seat's legal commands: ``commands`` from index ``offset`` of ``total``.
+
+    Asked for ``wire=True``, a page made in a worker comes as ``encoded`` instead: each command
+    already serialized as a ``cardgames.v1.Command`` (the worker does that too, not the event loop).
+    """
 
     game: str
     sequence: int
@@ -258,6 +262,12 @@ class LegalCommands:
     commands: list[Any]
     total: int
     offset: int = 0
+    encoded: list[bytes] = field(default_factory=list)
+
+    @property
+    def size(self) -> int:
+        """The commands in the page."""
+        return len(self.commands) + len(self.encoded)
 
 
 #: The commands of a page of legal commands when the caller names no size (ListLegalCommands,
@@ -270,13 +280,11 @@ MAX_PAGE_SIZE = 10_000
 #: microseconds on any floor of the default rules, but tens of milliseconds at an index deep into
 #: a Seep floor of 10^16 groupings (the option to throw a card that could capture).
 PAGE_SECONDS = 0.2
-#: The same on the event loop, for a lazy listing of a position that is not costly (a crowded floor
-#: of the default rules: about 4 us a command, so a default page of 1,000 fits); a page stopped
-#: short by it goes on in a worker.
-LOOP_PAGE_SECONDS = 0.005
-#: A built-in bot decides here among at most this many commands (a heuristic decision is then
-#: tens of microseconds; one among hundreds of commands takes milliseconds), otherwise in a worker.
-LOOP_DECISION_COMMANDS = 64
+#: The most commands a page or a built-in bot's decision takes on the event loop; more go to a worker.
+#: Putting a command on the wire costs 10-40 us (a page of 1,000 Seep builds: 36 ms of the loop's
+#: time), a heuristic decision among hundreds of commands milliseconds: ordinary positions list far
+#: fewer (a random Seep, All Fours or Contract Rummy match: 32 or fewer at all but a few).
+LOOP_COMMANDS = 64
 #: Listings kept for the pages that follow (a state's listing never changes; a crowded Seep floor's
 #: count can take a second under B-7, and its memo some megabytes).
 LISTINGS_KEPT = 16
@@ -969,16 +977,15 @@ class Games:
         return listing
 
     async def legal_commands(
-        self, game_id: str, token: str | None, offset: int = 0, page_size: int = 0
+        self, game_id: str, token: str | None, offset: int = 0, page_size: int = 0, *, wire: bool = False
     ) -> LegalCommands:
         """A page of the caller's seat's legal commands: ``page_size`` (0: the default) from ``offset``.
 
         Only the page is made: a Seep floor under the option to throw a card that could capture
         can have more than 10^17 groupings, which no list (and no message) could hold. A page
         whose commands take more than ``PAGE_SECONDS`` to make ends there (a short page: ask
-        again from ``offset + len(commands)``). A position the game calls costly is listed in a
-        worker process, and so is the part of a page that would hold the event loop longer than
-        ``LOOP_PAGE_SECONDS``.
+        again from ``offset + size``). A position the game calls costly is listed in a worker
+        process, and so is a page of more than ``LOOP_COMMANDS`` commands (``wire``: encoded there).
         """
         if offset < 0:
             raise InvalidRequest(f"offset is a command's index (0 or more), not {offset}", reason="INVALID_PAGE")
@@ -991,17 +998,15 @@ class Games:
         seat = self._seat(live, token, required=True)
         assert seat is not None
         game, sequence, size = live.header.game, live.sequence, page_size or DEFAULT_PAGE_SIZE
-        if costly(live.rules, live.state, seat):
-            total, page = await self._work("page", live, seat, offset, size, PAGE_SECONDS)
-            return LegalCommands(game, sequence, seat, page, total, offset)
-        commands = self._listing(live, seat)
-        total = len(commands)
-        end = min(total, offset + size)
-        page = page_of(commands, offset, end, PAGE_SECONDS if isinstance(commands, list) else LOOP_PAGE_SECONDS)
-        if offset + len(page) < end:  # made one walk at a time, and slowly: the rest in a worker
-            _, rest = await self._work("page", live, seat, offset + len(page), end - offset - len(page),
-                                       PAGE_SECONDS)
-            page += rest
+        if not costly(live.rules, live.state, seat):
+            commands = self._listing(live, seat)
+            total = len(commands)
+            end = min(total, offset + size)
+            if end - offset <= LOOP_COMMANDS:
+                return LegalCommands(game, sequence, seat, page_of(commands, offset, end, PAGE_SECONDS), total, offset)
+        total, page = await self._work("page", live, seat, offset, size, PAGE_SECONDS, wire)
+        if wire:
+            return LegalCommands(game, sequence, seat, [], total, offset, page)
         return LegalCommands(game, sequence, seat, page, total, offset)
 
     async def choose(
@@ -1012,7 +1017,7 @@ class Games:
         legal commands, rng)``, or None when the game has moved past ``sequence`` (or the seat has no
         command). Decided in a worker process when the policy ``searches`` (its decision is many
         playouts anywhere), when the game calls the position costly, or among more than
-        ``LOOP_DECISION_COMMANDS`` commands; here otherwise (in a thread with ``in_thread``).
+        ``LOOP_COMMANDS`` commands; here otherwise (in a thread with ``in_thread``).
         A decision past the workers' deadline is WorkDeadline, or with a ``fallback`` policy (a
         random one: a count and one pick) decided again by it (logged).
         """
@@ -1037,7 +1042,7 @@ class Games:
             commands = self._listing(live, seat)
             if not commands:
                 return None
-            if len(commands) <= LOOP_DECISION_COMMANDS:
+            if len(commands) <= LOOP_COMMANDS:
                 if in_thread:
                     return await asyncio.to_thread(policy.choose, view, commands, rng)
                 return policy.choose(view, commands, rng)

@@ -47,7 +47,7 @@ No refused call writes anything.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import aclosing
 from functools import wraps
 from typing import Any, TypeVar
@@ -184,6 +184,24 @@ def add_entries(container: Any, game: str, entries: list[Entry]) -> None:
         fill_entry(container.add(), game, entry)
 
 
+def add_commands(message: Any, field: str, game: str, commands: Sequence[Any], encoded: Sequence[bytes]) -> None:
+    """Fill a message's ``repeated Command`` field: ``commands``, then ``encoded`` (commands a worker
+    serialized: merged as bytes, so that the event loop builds no message for them)."""
+    getattr(message, field).extend(wire.wrap_command(game, msgspec.to_builtins(command)) for command in commands)
+    if encoded:
+        tag = _varint(message.DESCRIPTOR.fields_by_name[field].number << 3 | 2)  # length-delimited
+        message.MergeFromString(b"".join(tag + _varint(len(payload)) + payload for payload in encoded))
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
 def entry_messages(game: str, entries: list[Entry]) -> list[game_service_pb2.LogEntry]:
     return [fill_entry(game_service_pb2.LogEntry(), game, entry) for entry in entries]
 
@@ -287,15 +305,13 @@ class GameServiceApi(game_service_pb2_grpc.GameServiceServicer):
     async def ListLegalCommands(
         self, request: game_service_pb2.ListLegalCommandsRequest, context: grpc.aio.ServicerContext
     ) -> game_service_pb2.ListLegalCommandsResponse:
-        result = await self.games.legal_commands(request.game_id, _token(context), request.offset, request.page_size)
-        game = result.game
-        return game_service_pb2.ListLegalCommandsResponse(
-            sequence=result.sequence,
-            seat=result.seat,
-            commands=[wire.wrap_command(game, msgspec.to_builtins(command)) for command in result.commands],
-            total=result.total,
-            offset=result.offset,
+        result = await self.games.legal_commands(request.game_id, _token(context), request.offset, request.page_size,
+                                                 wire=True)
+        response = game_service_pb2.ListLegalCommandsResponse(
+            sequence=result.sequence, seat=result.seat, total=result.total, offset=result.offset
         )
+        add_commands(response, "commands", result.game, result.commands, result.encoded)
+        return response
 
     @_unary
     async def SubmitCommand(
