@@ -1018,12 +1018,13 @@ class Games:
         command). Decided in a worker process when the policy ``searches`` (its decision is many
         playouts anywhere), when the game calls the position costly, or among more than
         ``LOOP_COMMANDS`` commands; here otherwise (in a thread with ``in_thread``).
-        A decision past the workers' deadline is WorkDeadline, or with a ``fallback`` policy (a
-        random one: a count and one pick) decided again by it (logged).
+        A decision past the workers' deadline is WorkDeadline (WorkersBusy when no worker was free
+        in time), or with a ``fallback`` policy (a random one: a count and one pick) decided again by
+        it (logged).
         """
         try:
             return await self._choose(game_id, token, sequence, policy, view, rng, searches, in_thread)
-        except WorkDeadline as error:
+        except (WorkDeadline, WorkersBusy) as error:
             if fallback is None:
                 raise
             log.warning("game %s at %d: %s; %s decides instead", game_id, sequence, error, type(fallback).__name__)

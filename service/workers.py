@@ -19,14 +19,16 @@ seat, and for a decision the seat's view, the policy (with its memory) and its
 (game, sequence, seat), and the pool sends a task to the idle worker that holds its listing,
 so the pages of one position and the command a bot picks by index cost one count.
 
-Every task has a deadline (``deadline`` seconds from the call, queueing included). A task past
-it fails with :class:`TimedOut`, and if it was running, its worker is killed (SIGKILL: a count
-in compiled code answers no gentler signal) and replaced, so it does not keep burning CPU. A
-worker that dies otherwise (killed from outside, out of memory) is replaced too, and its task
-is run once more on another. Queued tasks are served round robin by game, so one game's flood
-of requests waits behind its own; at most :data:`QUEUED_PER_GAME` tasks of one game and
-:data:`QUEUED_PER_WORKER` per worker in all wait, beyond which a call fails at once with
-:class:`Busy`. Workers start when first needed; :meth:`Workers.close` kills them and reaps them.
+Every task has a deadline: it may run ``deadline`` seconds. A task past it fails with
+:class:`TimedOut`, and its worker is killed (SIGKILL: a count in compiled code answers no gentler
+signal) and replaced, so it does not keep burning CPU. A worker that dies otherwise (killed from
+outside, out of memory) is replaced too, and its task is run once more on another. Waiting tasks
+are served round robin by game, so one game's flood of requests waits behind its own, and a task
+of another game starts once a worker is done with the task it runs (``deadline`` at most); a
+task that waited ``deadline`` for a worker without starting fails with :class:`Busy`, and so does
+a call when :data:`QUEUED_PER_GAME` tasks of its game, or :data:`QUEUED_PER_WORKER` per worker in
+all, wait already. A caller waits twice the deadline at most. Workers start when first needed;
+:meth:`Workers.close` kills them and reaps them.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ from typing import IO, Any
 
 log = logging.getLogger(__name__)
 
-#: Seconds a task may take, queueing included (``cardgames serve --work-deadline``).
+#: Seconds a task may run (``cardgames serve --work-deadline``); it may wait as long for a worker.
 DEFAULT_DEADLINE = 10.0
 #: How much lower a worker's scheduling priority is than the server's.
 NICENESS = 10
@@ -199,11 +201,12 @@ class _Task:
     args: tuple[Any, ...]
     owner: Hashable  #: the game: waiting tasks are served round robin by owner
     key: Hashable | None  #: the listing the task reads, for the worker that holds it
-    deadline: float  #: on the loop's clock
+    waits_until: float  #: when it gives up waiting for a worker (on the loop's clock)
     future: asyncio.Future[Any]
     number: int = 0
     attempts: int = 0
     worker: _Worker | None = None
+    deadline: float = 0.0  #: when it must be done, once a worker runs it
 
 
 @dataclass(eq=False)
@@ -273,9 +276,17 @@ class Workers:
         self._fill()
         self._dispatch()
         try:
-            return await asyncio.wait_for(asyncio.shield(task.future), self.deadline)
-        except TimeoutError:
-            raise TimedOut(f"the work took longer than its deadline of {self.deadline:g} s") from None
+            while True:
+                until = task.deadline if task.worker is not None else task.waits_until
+                try:
+                    return await asyncio.wait_for(asyncio.shield(task.future), max(0.0, until - loop.time()))
+                except TimeoutError:
+                    now = loop.time()
+                    if task.worker is not None and now >= task.deadline:
+                        raise TimedOut(f"the work took longer than its deadline of {self.deadline:g} s") from None
+                    if task.worker is None and now >= task.waits_until:
+                        raise Busy(f"no engine worker was free for {self.deadline:g} s") from None
+                    # it started (or went back to waiting, its worker dead) meanwhile: wait on
         finally:
             if not task.future.done():  # timed out, or the caller went away
                 task.future.cancel()
@@ -390,6 +401,7 @@ class Workers:
                 task.future.set_exception(Failed("the engine worker running it died"))
             else:
                 task.worker = None
+                task.waits_until = asyncio.get_running_loop().time() + self.deadline
                 self._queues.setdefault(task.owner, deque()).appendleft(task)
                 self._queues.move_to_end(task.owner, last=False)
                 self._queued += 1
@@ -445,5 +457,6 @@ class Workers:
             stdin.write(_HEADER.pack(len(payload)) + payload)
             task.attempts += 1
             task.worker = worker
+            task.deadline = loop.time() + self.deadline
             worker.task = task
             worker.timer = loop.call_at(task.deadline, self._overrun, worker, task)

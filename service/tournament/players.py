@@ -6,7 +6,8 @@ the legal commands from its seat's view only, and the choice is submitted with t
 it saw (a stale one is simply decided again on the next view). Search bots, and any decision
 on a costly position or among many commands, decide in the service's worker processes
 (``Games.choose``, service/workers.py), so the event loop (and every other match and client)
-keeps running meanwhile; a decision past the workers' deadline is made again at random.
+keeps running meanwhile; a decision past the workers' deadline (or with no worker free in time) is
+made again at random.
 
 Each decision's randomness comes from the match's seed, the seat and the sequence, so a
 match replays identically, and a match resumed after a restart plays on as it would have.

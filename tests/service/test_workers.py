@@ -19,6 +19,7 @@ import random
 import signal
 from collections.abc import AsyncIterator
 from typing import Any
+from uuid import UUID
 
 import grpc
 import msgspec
@@ -29,10 +30,14 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
 from engine.bots import ISMCTSPolicy, get_policy
+from engine.core.events import AUTO_MOVE, SeatTimedOut
+from engine.core.protocol import Rejection
 from engine.core.registry import get_game
+from service.clocks import ClockKeeper
 from service.games import Games, Rejected, WorkDeadline
 from service.server import Running, start
 from service.store import EventStore
+from service.tournament.log import ClockOptions
 from service.workers import Workers
 
 pb = game_service_pb2
@@ -242,6 +247,63 @@ async def test_stopping_the_server_leaves_no_worker_behind() -> None:
     assert len(pids) == 2 and all(alive(pid) for pid in pids)
     await running.stop(0)
     assert not any(alive(pid) for pid in pids) and running.games.pool.pids == []
+
+
+async def test_one_games_flood_waits_behind_its_own_and_is_refused_past_its_share(
+    server: Running, channel: grpc.aio.Channel
+) -> None:
+    """With the one worker counting game A, A's further requests wait; game B's request is served
+    before A's third (round robin by game), and A's sixth request is refused at once (RESOURCE_EXHAUSTED)."""
+    a_id, a_tokens, a_seat = await crowded_game(server.games)
+    b_id, b_tokens, b_seat = await crowded_game(server.games, loose=CROWDED - 2)
+    pool = server.games.pool
+    await pool.start()
+    stub = game_service_pb2_grpc.GameServiceStub(channel)
+    finished: list[str] = []
+
+    async def page(name: str, game_id: str, token: str, offset: int) -> Any:
+        reply = await stub.ListLegalCommands(pb.ListLegalCommandsRequest(game_id=game_id, offset=offset, page_size=1),
+                                             metadata=(("cardgames-token", token),))
+        finished.append(name)
+        return reply
+
+    first = asyncio.ensure_future(page("A1", a_id, a_tokens[a_seat], 0))
+    await until(lambda: pool.running == 1)
+    waiting = [asyncio.ensure_future(page(f"A{n}", a_id, a_tokens[a_seat], n)) for n in range(2, 6)]
+    await until(lambda: pool._queued == 4)
+    other = asyncio.ensure_future(page("B1", b_id, b_tokens[b_seat], 0))
+    await until(lambda: pool._queued == 5)
+    with pytest.raises(grpc.aio.AioRpcError) as caught:  # a fifth request of A waiting: refused
+        await page("A6", a_id, a_tokens[a_seat], 6)
+    assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert reason(caught.value)[0] == "WORKERS_BUSY"
+    await asyncio.gather(first, other, *waiting)
+    assert finished.index("B1") < finished.index("A3") and finished.index("A2") < finished.index("B1")
+
+
+async def test_an_automatic_move_on_a_crowded_floor_is_found_in_a_worker(crowded_listings: list[int]) -> None:
+    """A seat whose clock runs out under ``auto_move`` plays its first legal command: on a crowded floor
+    that command is listed in a worker (before, the clock's timer counted the floor on the event loop)."""
+    games = Games(EventStore.from_url("memory:"), pool=Workers(1, 120.0))
+    keeper = ClockKeeper(games)
+    try:
+        game_id, tokens, seat = await crowded_game(games, loose=20)
+        before = await games.view(game_id, None)
+        position = (await games._get(game_id)).state
+        first = (await games.legal_commands(game_id, tokens[seat], 0, 1)).commands[0]  # (in a worker)
+        await keeper.keep(game_id, tokens, ClockOptions(move_ms=20, on_timeout=AUTO_MOVE))
+        await until(lambda: games._live[UUID(game_id)].sequence > before.sequence)
+        entries = (await games.log(game_id, None, after=before.sequence)).entries
+        assert entries[0].event == SeatTimedOut(seat, AUTO_MOVE, "disconnected", entries[0].event.waited_ms)
+        assert games.pool.listings_made == 1 and crowded_listings == []
+        # the first legal command's events follow the timeout (the log as the seat itself reads it)
+        expected = get_game("seep").decide(position.game, seat, first)
+        assert not isinstance(expected, Rejection)
+        own = (await games.log(game_id, tokens[seat], after=before.sequence + 1)).entries
+        assert [entry.event for entry in own[:len(expected)]] == list(expected)
+    finally:
+        await keeper.close()
+        await games.close()
 
 
 # ---------------------------------------------------------------------------
