@@ -163,6 +163,56 @@ def attack(address: str, seed: int, crowded: int, seconds: float) -> None:
         print(json.dumps({"listings": listings, "largest": largest, "most": most, "slowest_ms": slowest}), flush=True)
 
 
+async def crossing(calls: int = 300) -> list[str]:
+    """What a task costs to send to a worker, per game at its first position: the state pickled
+    (size, time each way), and a page of one command made in a worker, end to end (p50 and p99)."""
+    import pickle
+    import random
+
+    from engine.bots import get_policy
+    from engine.core.protocol import Setup
+    from engine.core.registry import available_games, get_game
+    from engine.core.replay import new_match
+    from service.workers import Workers
+
+    lines = []
+    pool = Workers(1, 60.0)
+    await pool.start()
+    try:
+        for name in available_games():
+            game = get_game(name)
+            config = game.make_config({}, None)
+            state, _ = new_match(game, config, Setup(seed="ab" * 32))
+            seat = game.to_act(state)[0]
+            pickled = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+            started = time.perf_counter()
+            for _ in range(calls):
+                pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+            dumps = (time.perf_counter() - started) / calls
+            started = time.perf_counter()
+            for _ in range(calls):
+                pickle.loads(pickled)
+            loads = (time.perf_counter() - started) / calls
+            times = []
+            for call in range(calls):
+                key = (name, call)  # a new listing each time, as for a new position
+                started = time.perf_counter()
+                await pool.run("page", name, key, state, seat, 0, 1, 0.2, True, owner=name, key=key)
+                times.append(time.perf_counter() - started)
+            times.sort()
+            sizes = {kind: len(pickle.dumps(get_policy(name, kind, config=config))) for kind in ("heuristic", "ismcts")}
+            lines.append(
+                f"{name}: state {len(pickled)} B, pickled in {dumps * 1e6:.0f} us, unpickled in {loads * 1e6:.0f} us; "
+                f"a page of one in a worker p50 {times[len(times) // 2] * 1e3:.2f} ms, p99 "
+                f"{times[int(len(times) * 0.99)] * 1e3:.2f} ms; view {len(pickle.dumps(game.view(state, seat)))} B, "
+                f"bots {sizes['heuristic']} B (heuristic), {sizes['ismcts']} B (search), "
+                f"random.Random {len(pickle.dumps(random.Random(1)))} B"
+            )
+    finally:
+        await pool.close()
+    return lines
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.beside_throwing", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="short samples, 3 rounds")
@@ -171,6 +221,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--on-loop", action="store_true",
                         help="for comparison: no position costly and no page too long for the event loop, so "
                              "that the count, the pages and their encoding run on the loop, as before the workers")
+    parser.add_argument("--crossing", action="store_true",
+                        help="instead: what sending a task to a worker costs (pickles, a page of one)")
     parser.add_argument("--attack", metavar="ADDRESS", help=argparse.SUPPRESS)
     parser.add_argument("--seed", type=int, default=1, help=argparse.SUPPRESS)
     parser.add_argument("--crowded", type=int, default=CROWDED, help=argparse.SUPPRESS)
@@ -178,6 +230,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.attack:
         attack(args.attack, args.seed, args.crowded, args.seconds)
+        return
+    if args.crossing:
+        print("\n".join(asyncio.run(crossing())))
         return
     if args.on_loop:
         import service.games
