@@ -18,9 +18,9 @@ log reveals the server's seed once the match is over. A game created
 with ``seat_entropy`` first waits for every seat to commit to and then reveal entropy of
 its own; the match starts (its first shuffle) with the last reveal.
 
-Expensive engine work (a listing the game calls costly, a page of a lazily made listing past what
-the event loop may spend on it, a built-in bot's decision that is more than a glance) runs in the
-worker processes of :mod:`service.workers`, with a deadline; ordinary positions are served here.
+Expensive engine work (a listing the game calls costly, a page of more than ``LOOP_COMMANDS``
+commands, a built-in bot's search or its decision among that many) runs in the worker processes
+of :mod:`service.workers`, with a deadline; ordinary positions are served here.
 """
 
 from __future__ import annotations

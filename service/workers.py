@@ -12,7 +12,7 @@ thread would not free the loop: that work runs here, in processes of its own.
 :func:`main`) that reads tasks from its stdin and writes answers to its stdout, one at a time,
 as length-prefixed pickles; it runs at a lower priority (``nice`` + :data:`NICENESS`), so that the
 event loop wins a contended core. What a task carries (measured: docs/seep_legal_commands.md):
-the game's name, the game's own state (a frozen msgspec struct: 0.6-0.9 KB pickled, tens of
+the game's name, the game's own state (a frozen msgspec struct: 0.6-0.85 KB pickled, 6-18
 microseconds each way; the seat-event wrapper, a class made at run time, stays behind), the
 seat, and for a decision the seat's view, the policy (with its memory) and its
 ``random.Random``. A worker keeps the last :data:`LISTINGS_KEPT` listings it made, by
@@ -27,7 +27,7 @@ are served round robin by game, so one game's flood of requests waits behind its
 of another game starts once a worker is done with the task it runs (``deadline`` at most); a
 task that waited ``deadline`` for a worker without starting fails with :class:`Busy`, and so does
 a call when :data:`QUEUED_PER_GAME` tasks of its game, or :data:`QUEUED_PER_WORKER` per worker in
-all, wait already. A caller waits twice the deadline at most. Workers start when first needed;
+all, wait already. A caller waits about twice the deadline at most. Workers start when first needed;
 :meth:`Workers.close` kills them and reaps them.
 """
 
@@ -61,6 +61,10 @@ QUEUED_PER_GAME = 4
 QUEUED_PER_WORKER = 16
 #: Times a task is sent to a worker: once more after a worker died under it (not for a deadline).
 ATTEMPTS = 2
+#: Seconds without workers after one could not even start (no loop of processes that die at once).
+START_AGAIN_AFTER = 5.0
+#: What a worker process runs.
+WORKER_MAIN = "from service.workers import main; main()"
 _HEADER = struct.Struct("!Q")
 _ROOT = str(Path(__file__).resolve().parent.parent)
 
@@ -235,6 +239,7 @@ class Workers:
         self._queued = 0
         self._numbers = 0
         self._closed = False
+        self._start_again = 0.0  #: after a worker failed to start, none is started before this time
         #: Workers replaced so far (after a deadline, or a death), for operators and tests.
         self.replaced = 0
 
@@ -269,11 +274,11 @@ class Workers:
         if self._queued >= QUEUED_PER_WORKER * self.size:
             raise Busy(f"{self._queued} expensive requests are waiting already")
         loop = asyncio.get_running_loop()
+        self._fill()
         self._numbers += 1
         task = _Task(kind, args, owner, key, loop.time() + self.deadline, loop.create_future(), self._numbers)
         self._queues.setdefault(owner, deque()).append(task)
         self._queued += 1
-        self._fill()
         self._dispatch()
         try:
             while True:
@@ -297,11 +302,7 @@ class Workers:
     async def close(self) -> None:
         """Fail what waits, kill every worker and reap it: no process is left behind."""
         self._closed = True
-        for queue in self._queues.values():
-            for task in queue:
-                task.future.cancel()
-        self._queues.clear()
-        self._queued = 0
+        self._fail_waiting(Failed("the service is stopping"))
         if self._starting:
             await asyncio.gather(*self._starting, return_exceptions=True)
         readers = []
@@ -320,6 +321,10 @@ class Workers:
     def _fill(self) -> None:
         """Start workers until there are ``size`` (running or starting)."""
         loop = asyncio.get_running_loop()
+        if loop.time() < self._start_again:
+            if not self._workers and not self._starting:
+                raise Failed("the engine workers do not start")
+            return
         while not self._closed and len(self._workers) + len(self._starting) < self.size:
             starting = loop.create_task(self._spawn())
             self._starting.add(starting)
@@ -330,7 +335,7 @@ class Workers:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [_ROOT, env.get("PYTHONPATH")]))
         try:
             process = await asyncio.create_subprocess_exec(
-                sys.executable, "-c", "from service.workers import main; main()",
+                sys.executable, "-c", WORKER_MAIN,
                 stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, env=env,
             )
         except OSError as error:
@@ -388,6 +393,13 @@ class Workers:
             self._workers.remove(worker)
         if self._closed:
             return
+        if not worker.ready:  # it could not even start (a broken installation): do not spin
+            log.error("an engine worker exited at start (status %s): no workers for %g s",
+                      worker.process.returncode, START_AGAIN_AFTER)
+            self._start_again = asyncio.get_running_loop().time() + START_AGAIN_AFTER
+            if not self._workers and not self._starting:
+                self._fail_waiting(Failed("the engine workers do not start"))
+            return
         self.replaced += 1
         task = worker.task
         if worker.overran:
@@ -416,6 +428,14 @@ class Workers:
                 worker.process.kill()
 
     # -- tasks ---------------------------------------------------------------------------
+
+    def _fail_waiting(self, error: WorkError) -> None:
+        for queue in self._queues.values():
+            for task in queue:
+                if not task.future.done():
+                    task.future.set_exception(error)
+        self._queues.clear()
+        self._queued = 0
 
     def _unqueue(self, task: _Task) -> None:
         queue = self._queues.get(task.owner)

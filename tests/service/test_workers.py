@@ -33,6 +33,7 @@ from engine.bots import ISMCTSPolicy, get_policy
 from engine.core.events import AUTO_MOVE, SeatTimedOut
 from engine.core.protocol import Rejection
 from engine.core.registry import get_game
+from service import workers as workers_module
 from service.clocks import ClockKeeper
 from service.games import Games, Rejected, WorkDeadline
 from service.server import Running, start
@@ -304,6 +305,21 @@ async def test_an_automatic_move_on_a_crowded_floor_is_found_in_a_worker(crowded
     finally:
         await keeper.close()
         await games.close()
+
+
+async def test_workers_that_cannot_start_fail_the_call_and_are_not_started_again_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(workers_module, "WORKER_MAIN", "import sys; sys.exit(3)")
+    pool = Workers(1, 5.0)
+    try:
+        with pytest.raises(workers_module.Failed):
+            await pool.run("page", "seep", "key", None, 0, 0, 1, 0.2, False, owner="game")
+        with pytest.raises(workers_module.Failed):  # at once: no new process for a while
+            await pool.run("page", "seep", "key", None, 0, 0, 1, 0.2, False, owner="game")
+        assert pool.pids == [] and pool.replaced == 0
+    finally:
+        await pool.close()
 
 
 # ---------------------------------------------------------------------------
