@@ -184,15 +184,16 @@ def main() -> None:
     available_games()  # every game imported now, not in the first task's time
     with contextlib.suppress(ImportError):
         import engine.bots  # noqa: F401  (the policies of decisions)
-    _write(answers, ("ready", os.getpid()))
     tasks = sys.stdin.buffer
-    while (request := _read(tasks)) is not None:
-        number, kind, args = request
-        try:
-            answer = (number, True, TASKS[kind](*args), _MADE[0])
-        except Exception as error:
-            answer = (number, False, f"{type(error).__name__}: {error}", _MADE[0])
-        _write(answers, answer)
+    with contextlib.suppress(BrokenPipeError):  # the server is gone: so are we
+        _write(answers, ("ready", os.getpid()))
+        while (request := _read(tasks)) is not None:
+            number, kind, args = request
+            try:
+                answer = (number, True, TASKS[kind](*args), _MADE[0])
+            except Exception as error:
+                answer = (number, False, f"{type(error).__name__}: {error}", _MADE[0])
+            _write(answers, answer)
 
 
 # ---------------------------------------------------------------------------
