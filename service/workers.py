@@ -11,13 +11,17 @@ thread would not free the loop: that work runs here, in processes of its own.
 :class:`Workers` is the pool. Each worker is a child process (``python -c`` running
 :func:`main`) that reads tasks from its stdin and writes answers to its stdout, one at a time,
 as length-prefixed pickles; it runs at a lower priority (``nice`` + :data:`NICENESS`), so that the
-event loop wins a contended core. What a task carries (measured: docs/seep_legal_commands.md):
-the game's name, the game's own state (a frozen msgspec struct: 0.6-0.85 KB pickled, 6-18
-microseconds each way; the seat-event wrapper, a class made at run time, stays behind), the
-seat, and for a decision the seat's view, the policy (with its memory) and its
-``random.Random``. A worker keeps the last :data:`LISTINGS_KEPT` listings it made, by
-(game, sequence, seat), and the pool sends a task to the idle worker that holds its listing,
-so the pages of one position and the command a bot picks by index cost one count.
+event loop wins a contended core, and as a batch process (Linux ``SCHED_BATCH``: a worker woken by
+a task does not preempt the server that sent it; with ``nice`` alone, writing a task to an idle
+worker held the event loop up to 5 ms now and then, 0.1-0.2 ms on average).
+
+What a task carries (measured: docs/seep_legal_commands.md): the game's name, the game's own
+state (a frozen msgspec struct: 0.6-0.85 KB pickled, 6-18 microseconds each way; the seat-event
+wrapper, a class made at run time, stays behind), the seat, and for a decision the seat's view,
+the policy (with its memory) and its ``random.Random``. A worker keeps the last
+:data:`LISTINGS_KEPT` listings it made, by (game, sequence, seat), and the pool sends a task to
+the idle worker that holds its listing, so the pages of one position and the command a bot picks
+by index cost one count.
 
 Every task has a deadline: it may run ``deadline`` seconds. A task past it fails with
 :class:`TimedOut`, and its worker is killed (SIGKILL: a count in compiled code answers no gentler
@@ -177,8 +181,9 @@ def main() -> None:
     os.dup2(2, 1)  # whatever prints goes to stderr, never into the answers
     sys.stdout = sys.stderr
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is for the server, which stops us
-    with contextlib.suppress(OSError):
+    with contextlib.suppress(OSError, AttributeError):  # (AttributeError: not on Linux)
         os.nice(NICENESS)
+        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
     from engine.core.registry import available_games
 
     available_games()  # every game imported now, not in the first task's time
