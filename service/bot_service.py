@@ -28,7 +28,7 @@ from cardgames.v1 import bots_pb2, bots_pb2_grpc
 
 from service.clocks import ClockInfo, ClockKeeper
 from service.games import Entry, Games, MissingToken, ServiceError, ViewResult
-from service.grpc_api import _token, add_commands, entry_messages, error_status, view_message
+from service.grpc_api import _token, entry_messages, error_status, view_message, with_commands
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +98,7 @@ def clock_message(clock: ClockInfo) -> bots_pb2.Clock:
     return bots_pb2.Clock(**msgspec.structs.asdict(clock))
 
 
-def decision_message(decision: Decision) -> bots_pb2.DecisionsResponse:
+def decision_message(decision: Decision) -> bots_pb2.DecisionsResponse | bytes:
     game = decision.view.game
     message = bots_pb2.DecisionsResponse(
         sequence=decision.sequence,
@@ -108,8 +108,7 @@ def decision_message(decision: Decision) -> bots_pb2.DecisionsResponse:
         clock=clock_message(decision.clock) if decision.clock is not None else None,
         outcome=decision.outcome,
     )
-    add_commands(message, "legal_commands", game, decision.legal, decision.legal_encoded)
-    return message
+    return with_commands(message, "legal_commands", game, decision.legal, decision.legal_encoded)
 
 
 class BotServiceApi(bots_pb2_grpc.BotServiceServicer):
@@ -119,9 +118,9 @@ class BotServiceApi(bots_pb2_grpc.BotServiceServicer):
         self.games = games
         self.clocks = clocks
 
-    async def Decisions(
+    async def Decisions(  # type: ignore[override]  # (bytes: service.grpc_api.PreEncoded)
         self, request: bots_pb2.DecisionsRequest, context: grpc.aio.ServicerContext
-    ) -> AsyncIterator[bots_pb2.DecisionsResponse]:
+    ) -> AsyncIterator[bots_pb2.DecisionsResponse | bytes]:
         after = request.after_sequence if request.HasField("after_sequence") else None
         try:
             stream = await decisions(self.games, self.clocks, request.game_id, _token(context), after)

@@ -55,8 +55,9 @@ from typing import Any, TypeVar
 import grpc
 import msgspec
 from cardgames import wire
-from cardgames.v1 import common_pb2, game_service_pb2, game_service_pb2_grpc
+from cardgames.v1 import bots_pb2, common_pb2, game_service_pb2, game_service_pb2_grpc
 from google.protobuf import any_pb2
+from google.protobuf.message import Message
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
@@ -88,6 +89,7 @@ DOMAIN = "cardgames"
 SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
 
 R = TypeVar("R")
+M = TypeVar("M", bound=Message)
 
 _CODES: dict[type[ServiceError], int] = {
     UnknownGameError: code_pb2.INVALID_ARGUMENT,
@@ -184,13 +186,52 @@ def add_entries(container: Any, game: str, entries: list[Entry]) -> None:
         fill_entry(container.add(), game, entry)
 
 
-def add_commands(message: Any, field: str, game: str, commands: Sequence[Any], encoded: Sequence[bytes]) -> None:
-    """Fill a message's ``repeated Command`` field: ``commands``, then ``encoded`` (commands a worker
-    serialized: merged as bytes, so that the event loop builds no message for them)."""
+def with_commands(message: M, field: str, game: str, commands: Sequence[Any], encoded: Sequence[bytes]) -> M | bytes:
+    """The message with its ``repeated Command`` field holding ``commands``, then ``encoded`` (commands
+    a worker serialized). With encoded commands the answer is bytes: the message's, then theirs as
+    the field's entries (a parser appends a repeated field's entries wherever they stand), which
+    :class:`PreEncoded` lets gRPC send as they are. Parsing 1,000 encoded builds into the message
+    and serializing it again took the event loop 1.5-2 ms; joining the bytes takes 0.1 ms."""
     getattr(message, field).extend(wire.wrap_command(game, msgspec.to_builtins(command)) for command in commands)
-    if encoded:
-        tag = _varint(message.DESCRIPTOR.fields_by_name[field].number << 3 | 2)  # length-delimited
-        message.MergeFromString(b"".join(tag + _varint(len(payload)) + payload for payload in encoded))
+    if not encoded:
+        return message
+    tag = _varint(message.DESCRIPTOR.fields_by_name[field].number << 3 | 2)  # length-delimited
+    return message.SerializeToString() + b"".join(tag + _varint(len(payload)) + payload for payload in encoded)
+
+
+#: The methods whose answers may be bytes already (:func:`with_commands`).
+PRE_ENCODED = frozenset({
+    f"/{SERVICE_NAME}/ListLegalCommands",
+    "/" + bots_pb2.DESCRIPTOR.services_by_name["BotService"].full_name + "/Decisions",
+})
+
+
+class PreEncoded(grpc.aio.ServerInterceptor):
+    """Lets the methods of :data:`PRE_ENCODED` answer with bytes, sent as they are (their serializer
+    passes bytes through). The innermost interceptor: the others keep a handler's serializer."""
+
+    def __init__(self) -> None:
+        self._handlers: dict[int, tuple[Any, Any]] = {}
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(handler_call_details)
+        if handler is None or handler_call_details.method not in PRE_ENCODED:
+            return handler
+        known = self._handlers.get(id(handler))
+        if known is not None and known[0] is handler:
+            return known[1]
+        serialize = handler.response_serializer
+
+        def passing_bytes(response: Any) -> bytes:
+            return response if isinstance(response, bytes) else serialize(response)
+
+        replaced = handler._replace(response_serializer=passing_bytes)
+        self._handlers[id(handler)] = (handler, replaced)
+        return replaced
 
 
 def _varint(value: int) -> bytes:
@@ -302,16 +343,15 @@ class GameServiceApi(game_service_pb2_grpc.GameServiceServicer):
         return game_service_pb2.GetViewResponse(view=view_message(result))
 
     @_unary
-    async def ListLegalCommands(
+    async def ListLegalCommands(  # type: ignore[override]  # (bytes: PreEncoded)
         self, request: game_service_pb2.ListLegalCommandsRequest, context: grpc.aio.ServicerContext
-    ) -> game_service_pb2.ListLegalCommandsResponse:
+    ) -> game_service_pb2.ListLegalCommandsResponse | bytes:
         result = await self.games.legal_commands(request.game_id, _token(context), request.offset, request.page_size,
                                                  wire=True)
         response = game_service_pb2.ListLegalCommandsResponse(
             sequence=result.sequence, seat=result.seat, total=result.total, offset=result.offset
         )
-        add_commands(response, "commands", result.game, result.commands, result.encoded)
-        return response
+        return with_commands(response, "commands", result.game, result.commands, result.encoded)
 
     @_unary
     async def SubmitCommand(

@@ -22,7 +22,7 @@ from grpc_reflection.v1alpha import reflection
 from service.bots_server import NAMES as BOT_SERVICE_NAMES
 from service.bots_server import BotServices, add_bot_services
 from service.games import Games
-from service.grpc_api import SERVICE_NAME, GameServiceApi
+from service.grpc_api import SERVICE_NAME, GameServiceApi, PreEncoded
 from service.guards import Limits, MalformedRequests, RateLimit
 from service.store import EventStore
 from service.workers import Workers
@@ -66,7 +66,7 @@ async def start(
     """
     if games is None:
         games = Games(store if store is not None else EventStore.from_url(), pool=workers)
-    interceptors: list[grpc.aio.ServerInterceptor] = [MalformedRequests()]
+    interceptors: list[grpc.aio.ServerInterceptor] = [MalformedRequests(), PreEncoded()]
     if limits is not None:
         interceptors.insert(0, RateLimit(limits))  # outermost: garbage counts against the limit too
     server = grpc.aio.server(interceptors=interceptors)
