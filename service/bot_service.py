@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import aclosing
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import grpc
@@ -28,9 +28,10 @@ from cardgames.v1 import bots_pb2, bots_pb2_grpc
 
 from service.clocks import ClockInfo, ClockKeeper
 from service.games import Entry, Games, MissingToken, ServiceError, ViewResult
-from service.grpc_api import _token, entry_messages, error_status, view_message, with_commands
+from service.grpc_api import _token, entry_messages, error_status, field_number, view_message, with_commands
 
 log = logging.getLogger(__name__)
+_LEGAL_COMMANDS = field_number(bots_pb2.DecisionsResponse, "legal_commands")
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ class Decision:
     clock: ClockInfo | None
     outcome: list[int]
     legal_total: int = 0  #: how many legal commands there are in all
-    legal_encoded: list[bytes] = field(default_factory=list)  #: the page's commands a worker serialized
+    legal_encoded: bytes = b""  #: the page's commands a worker serialized, after ``legal``
 
 
 async def final_ranks(games: Games, game_id: str) -> tuple[list[int], int, Any]:
@@ -83,7 +84,7 @@ async def _decisions(
                     return
                 if seat is None or seat not in view.to_act:
                     continue
-                legal = await games.legal_commands(game_id, token, wire=True)
+                legal = await games.legal_commands(game_id, token, wire=_LEGAL_COMMANDS)
                 if legal.sequence != item.sequence:
                     continue  # the match moved on meanwhile: the next item holds the decision
                 clock = clocks.clock_for(game_id, seat) if clocks is not None else None

@@ -252,8 +252,9 @@ class LegalListing:
 class LegalCommands:
     """One page of a seat's legal commands: ``commands`` from index ``offset`` of ``total``.
 
-    Asked for ``wire=True``, a page made in a worker comes as ``encoded`` instead: each command
-    already serialized as a ``cardgames.v1.Command`` (the worker does that too, not the event loop).
+    Asked for ``wire`` (the number of a ``repeated cardgames.v1.Command`` field), a page made in a
+    worker comes as ``encoded`` instead: ``encoded_count`` entries of that field, already serialized
+    (the worker does that too, not the event loop), to follow the response's other fields.
     """
 
     game: str
@@ -262,12 +263,13 @@ class LegalCommands:
     commands: list[Any]
     total: int
     offset: int = 0
-    encoded: list[bytes] = field(default_factory=list)
+    encoded: bytes = b""
+    encoded_count: int = 0
 
     @property
     def size(self) -> int:
         """The commands in the page."""
-        return len(self.commands) + len(self.encoded)
+        return len(self.commands) + self.encoded_count
 
 
 #: The commands of a page of legal commands when the caller names no size (ListLegalCommands,
@@ -977,7 +979,7 @@ class Games:
         return listing
 
     async def legal_commands(
-        self, game_id: str, token: str | None, offset: int = 0, page_size: int = 0, *, wire: bool = False
+        self, game_id: str, token: str | None, offset: int = 0, page_size: int = 0, *, wire: int = 0
     ) -> LegalCommands:
         """A page of the caller's seat's legal commands: ``page_size`` (0: the default) from ``offset``.
 
@@ -985,7 +987,8 @@ class Games:
         can have more than 10^17 groupings, which no list (and no message) could hold. A page
         whose commands take more than ``PAGE_SECONDS`` to make ends there (a short page: ask
         again from ``offset + size``). A position the game calls costly is listed in a worker
-        process, and so is a page of more than ``LOOP_COMMANDS`` commands (``wire``: encoded there).
+        process, and so is a page of more than ``LOOP_COMMANDS`` commands (``wire``: encoded there for
+        the field of that number, see :class:`LegalCommands`).
         """
         if offset < 0:
             raise InvalidRequest(f"offset is a command's index (0 or more), not {offset}", reason="INVALID_PAGE")
@@ -1006,7 +1009,8 @@ class Games:
                 return LegalCommands(game, sequence, seat, page_of(commands, offset, end, PAGE_SECONDS), total, offset)
         total, page = await self._work("page", live, seat, offset, size, PAGE_SECONDS, wire)
         if wire:
-            return LegalCommands(game, sequence, seat, [], total, offset, page)
+            count, encoded = page
+            return LegalCommands(game, sequence, seat, [], total, offset, encoded, count)
         return LegalCommands(game, sequence, seat, page, total, offset)
 
     async def choose(
