@@ -10,10 +10,14 @@ thread would not free the loop: that work runs here, in processes of its own.
 
 :class:`Workers` is the pool. Each worker is a child process (``python -c`` running
 :func:`main`) that reads tasks from its stdin and writes answers to its stdout, one at a time,
-as length-prefixed pickles; it runs at a lower priority (``nice`` + :data:`NICENESS`), so that the
-event loop wins a contended core, and as a batch process (Linux ``SCHED_BATCH``: a worker woken by
-a task does not preempt the server that sent it; with ``nice`` alone, writing a task to an idle
-worker held the event loop up to 5 ms now and then, 0.1-0.2 ms on average).
+as length-prefixed pickles. It runs at the lowest priority (``nice`` + :data:`NICENESS`) and as a
+batch process (Linux ``SCHED_BATCH``: a worker woken by a task does not preempt the server that
+sent it), so that it takes only the CPU the server leaves: on two cores, with the workers at
+``nice`` +10, another game's SubmitCommand p99 was 1.9-3.4 times its p99 alone while a worker
+counted (the server's own threads waited for the core the worker held), at +19 about the same as
+alone (``bench/beside_throwing.py``); and with ``nice`` alone, writing a task to an idle worker
+held the event loop up to 5 ms now and then. On a machine saturated by other work, a costly
+request then waits (up to its deadline) rather than the server.
 
 What a task carries (measured: docs/seep_legal_commands.md): the game's name, the game's own
 state (a frozen msgspec struct: 0.6-0.85 KB pickled, 6-18 microseconds each way; the seat-event
@@ -56,8 +60,8 @@ log = logging.getLogger(__name__)
 
 #: Seconds a task may run (``cardgames serve --work-deadline``); it may wait as long for a worker.
 DEFAULT_DEADLINE = 10.0
-#: How much lower a worker's scheduling priority is than the server's.
-NICENESS = 10
+#: How much lower a worker's scheduling priority is than the server's (19: the lowest).
+NICENESS = 19
 #: Listings a worker keeps for the pages and picks that follow (a crowded count's memo is megabytes).
 LISTINGS_KEPT = 16
 #: Tasks that may wait: of one game, and per worker in all.
