@@ -211,9 +211,6 @@ class PreEncoded(grpc.aio.ServerInterceptor):
     """Lets the methods of :data:`PRE_ENCODED` answer with bytes, sent as they are (their serializer
     passes bytes through). The innermost interceptor: the others keep a handler's serializer."""
 
-    def __init__(self) -> None:
-        self._handlers: dict[int, tuple[Any, Any]] = {}
-
     async def intercept_service(
         self,
         continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
@@ -222,17 +219,12 @@ class PreEncoded(grpc.aio.ServerInterceptor):
         handler = await continuation(handler_call_details)
         if handler is None or handler_call_details.method not in PRE_ENCODED:
             return handler
-        known = self._handlers.get(id(handler))
-        if known is not None and known[0] is handler:
-            return known[1]
         serialize = handler.response_serializer
 
         def passing_bytes(response: Any) -> bytes:
             return response if isinstance(response, bytes) else serialize(response)
 
-        replaced = handler._replace(response_serializer=passing_bytes)
-        self._handlers[id(handler)] = (handler, replaced)
-        return replaced
+        return handler._replace(response_serializer=passing_bytes)
 
 
 def entry_messages(game: str, entries: list[Entry]) -> list[game_service_pb2.LogEntry]:

@@ -117,17 +117,12 @@ async def serving(workers: Workers) -> Running:
 
 @pytest.fixture
 async def server() -> AsyncIterator[Running]:
+    """The conftest's server (its ``channel`` too), with one worker and a deadline no count here reaches."""
     running = await serving(Workers(1, 120.0))
     try:
         yield running
     finally:
         await running.stop(0)
-
-
-@pytest.fixture
-async def channel(server: Running) -> AsyncIterator[grpc.aio.Channel]:
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
-        yield channel
 
 
 class Ordinary:
