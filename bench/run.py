@@ -19,6 +19,7 @@ from typing import Any
 from rich.console import Console
 
 from bench.anchors import AggregateReplayProbe, EchoProbe, RLCardProbe
+from bench.beside_throwing import BesideThrowingProbe
 from bench.bots import DecisionCostProbe, RemoteBotsProbe, TournamentProbe, decision_rows, matches_rows
 from bench.engines import PlayoutProbe
 from bench.harness import Probe, Result, Settings, load_average, machine_facts, measure
@@ -150,6 +151,17 @@ def _submit_rows(store: str, ceiling: float) -> RowBuilder:
     return rows
 
 
+def _beside_rows(results: Mapping[str, Result]) -> list[Row]:
+    result = results["submit.beside_throwing"]
+    note = _info_note(result, ["server", "throwing game"])
+    return [
+        compared_row("SubmitCommand p99 beside a B-7 throwing game", result, "beside_p99_us", "us", result,
+                     "alone_p99_us", "alone p99", Target(2.0, at_least=False), note),
+        compared_row("SubmitCommand p50 beside a B-7 throwing game", result, "beside_p50_us", "us", result,
+                     "alone_p50_us", "alone p50"),
+    ]
+
+
 def catalogue() -> dict[str, Entry]:
     """Every probe in table order (setups run in this order too)."""
     entries: dict[str, Entry] = {
@@ -179,6 +191,7 @@ def catalogue() -> dict[str, Entry]:
     entries["audit.verify"] = Entry(VerifyProbe, _verify_rows)
     entries["submit.memory"] = Entry(lambda: SubmitProbe("memory"), _submit_rows("memory", 1.5))
     entries["submit.sqlite"] = Entry(lambda: SubmitProbe("sqlite"), _submit_rows("sqlite", 2.2))
+    entries["submit.beside_throwing"] = Entry(BesideThrowingProbe, _beside_rows)
     entries["bots.remote"] = Entry(RemoteBotsProbe, matches_rows("bots.remote", "random bots over gRPC"))
     entries["bots.tournament"] = Entry(TournamentProbe, matches_rows("bots.tournament", "random bots, tournament"))
     entries["bots.decision"] = Entry(DecisionCostProbe, decision_rows)

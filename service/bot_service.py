@@ -6,7 +6,9 @@ of them, and how many there are: GameService.ListLegalCommands gives the others 
 and its clock (service/clocks.py), with every event since the previous message as the seat may see
 them; the bot answers with GameService.SubmitCommand and the message's sequence as
 ``expected_sequence``. A refused command changes nothing: the bot sends another one for
-the same decision. The last message comes once the match is over, with the outcome. While
+the same decision. The last message comes once the match is over, with the outcome. A
+decision whose listing cannot be made in time (a crowded floor's count past the engine workers'
+deadline) ends the stream with that error (DEADLINE_EXCEEDED, WORK_DEADLINE). While
 the stream is open the seat counts as connected (the clock's ``reconnect_ms``); a bot that
 reconnects calls Decisions again (``after_sequence``: the events it missed) and is sent its
 pending decision.
@@ -22,14 +24,14 @@ from typing import Any
 
 import grpc
 import msgspec
-from cardgames import wire
 from cardgames.v1 import bots_pb2, bots_pb2_grpc
 
 from service.clocks import ClockInfo, ClockKeeper
 from service.games import Entry, Games, MissingToken, ServiceError, ViewResult
-from service.grpc_api import _token, entry_messages, error_status, view_message
+from service.grpc_api import _token, entry_messages, error_status, field_number, view_message, with_commands
 
 log = logging.getLogger(__name__)
+_LEGAL_COMMANDS = field_number(bots_pb2.DecisionsResponse, "legal_commands")
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,7 @@ class Decision:
     clock: ClockInfo | None
     outcome: list[int]
     legal_total: int = 0  #: how many legal commands there are in all
+    legal_encoded: bytes = b""  #: the page's commands a worker serialized, after ``legal``
 
 
 async def final_ranks(games: Games, game_id: str) -> tuple[list[int], int, Any]:
@@ -81,11 +84,11 @@ async def _decisions(
                     return
                 if seat is None or seat not in view.to_act:
                     continue
-                legal = await games.legal_commands(game_id, token)
+                legal = await games.legal_commands(game_id, token, wire=_LEGAL_COMMANDS)
                 if legal.sequence != item.sequence:
                     continue  # the match moved on meanwhile: the next item holds the decision
                 clock = clocks.clock_for(game_id, seat) if clocks is not None else None
-                yield Decision(item.sequence, pending, view, legal.commands, clock, [], legal.total)
+                yield Decision(item.sequence, pending, view, legal.commands, clock, [], legal.total, legal.encoded)
                 pending = []
     finally:
         if seat is not None and clocks is not None:
@@ -96,17 +99,17 @@ def clock_message(clock: ClockInfo) -> bots_pb2.Clock:
     return bots_pb2.Clock(**msgspec.structs.asdict(clock))
 
 
-def decision_message(decision: Decision) -> bots_pb2.DecisionsResponse:
+def decision_message(decision: Decision) -> bots_pb2.DecisionsResponse | bytes:
     game = decision.view.game
-    return bots_pb2.DecisionsResponse(
+    message = bots_pb2.DecisionsResponse(
         sequence=decision.sequence,
         events=entry_messages(game, decision.entries),
         view=view_message(decision.view),
-        legal_commands=[wire.wrap_command(game, msgspec.to_builtins(command)) for command in decision.legal],
         legal_total=decision.legal_total,
         clock=clock_message(decision.clock) if decision.clock is not None else None,
         outcome=decision.outcome,
     )
+    return with_commands(message, "legal_commands", game, decision.legal, decision.legal_encoded)
 
 
 class BotServiceApi(bots_pb2_grpc.BotServiceServicer):
@@ -116,15 +119,18 @@ class BotServiceApi(bots_pb2_grpc.BotServiceServicer):
         self.games = games
         self.clocks = clocks
 
-    async def Decisions(
+    async def Decisions(  # type: ignore[override]  # (bytes: service.grpc_api.PreEncoded)
         self, request: bots_pb2.DecisionsRequest, context: grpc.aio.ServicerContext
-    ) -> AsyncIterator[bots_pb2.DecisionsResponse]:
+    ) -> AsyncIterator[bots_pb2.DecisionsResponse | bytes]:
         after = request.after_sequence if request.HasField("after_sequence") else None
         try:
             stream = await decisions(self.games, self.clocks, request.game_id, _token(context), after)
         except ServiceError as error:
             await context.abort_with_status(error_status(error))
             return
-        async with aclosing(stream):  # type: ignore[type-var]
-            async for decision in stream:
-                yield decision_message(decision)
+        try:
+            async with aclosing(stream):  # type: ignore[type-var]
+                async for decision in stream:
+                    yield decision_message(decision)
+        except ServiceError as error:  # e.g. a crowded position's listing past the workers' deadline
+            await context.abort_with_status(error_status(error))

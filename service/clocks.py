@@ -11,7 +11,9 @@ seat is to act:
   knows each bank, so a restarted server resumes the banks from it);
 * when ``move_ms`` and the bank are spent, the keeper writes a ``seat_timed_out`` batch with
   the match's consequence (``forfeit`` or ``auto_move``: the events of the seat's first legal
-  command follow, engine/core/seat_events.py) and the seat's bank is empty from then on;
+  command follow, engine/core/seat_events.py; it is listed as a page of one command, so in an
+  engine worker on a costly position, and a seat whose first command cannot be found within the
+  workers' deadline forfeits) and the seat's bank is empty from then on;
 * a command that arrives after its deadline is refused (DEADLINE_PASSED) and the timeout
   applies: nothing is ever substituted silently;
 * a seat counts as connected while it has a Decisions stream open (or is played in process);
@@ -35,10 +37,10 @@ from typing import Any
 
 import msgspec
 
-from engine.core.events import DISCONNECTED, TIMEOUT, ClockCharged
+from engine.core.events import AUTO_MOVE, DISCONNECTED, FORFEIT, TIMEOUT, ClockCharged
 from engine.core.protocol import RejectionCode, reject
 from engine.core.seat_events import timeout_events
-from service.games import Games, Rejected, ServiceError
+from service.games import Games, Rejected, ServiceError, WorkDeadline, WorkerFailed, WorkersBusy
 from service.tournament.log import ClockOptions
 
 log = logging.getLogger(__name__)
@@ -271,12 +273,20 @@ class ClockKeeper:
             reason = TIMEOUT if state.connections else DISCONNECTED
             waited_ms = int((now - state.since) * 1000)
             consequence = match.options.on_timeout
+            first = None
+            if consequence == AUTO_MOVE:
+                current, first = await self._first_command(match, seat)
+                if not current:
+                    continue  # the match moved on meanwhile: its watcher arms the next deadline
+                if first is None:
+                    consequence = FORFEIT
 
             def decide(rules: Any, game_state: Any, seat: int = seat, reason: str = reason,
-                       waited_ms: int = waited_ms, consequence: str = consequence) -> list[Any] | None:
+                       waited_ms: int = waited_ms, consequence: str = consequence, first: Any = first,
+                       ) -> list[Any] | None:
                 if seat not in rules.to_act(game_state):
                     return None
-                return timeout_events(rules, game_state, seat, consequence, reason, waited_ms)
+                return timeout_events(rules, game_state, seat, consequence, reason, waited_ms, first)
 
             try:
                 written = await self.games.record(match.game_id, match.sequence, decide)
@@ -290,3 +300,17 @@ class ClockKeeper:
                 state.since = None
                 return  # the watcher sees the new state and arms the next deadline
         self._arm(match)
+
+    async def _first_command(self, match: _Match, seat: int) -> tuple[bool, Any]:
+        """For the seat's automatic move: whether the match is still at the sequence its clock ran out
+        at, and the seat's first legal command there (listed in a worker on a costly position), or
+        None when it has none or it cannot be had within the workers' deadline (the seat forfeits)."""
+        try:
+            page = await self.games.legal_commands(match.game_id, match.tokens[seat], 0, 1)
+        except (WorkDeadline, WorkersBusy, WorkerFailed) as error:
+            log.warning("game %s: seat %d's first legal command not found in time (%s): it forfeits",
+                        match.game_id, seat, error)
+            return True, None
+        except ServiceError:
+            return False, None  # the match ended or moved on
+        return page.sequence == match.sequence, page.commands[0] if page.commands else None

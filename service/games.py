@@ -18,6 +18,10 @@ log reveals the server's seed once the match is over (a game created ``held_by``
 shows everything a finished match shows only once :attr:`Games.releases` says so). A game created
 with ``seat_entropy`` first waits for every seat to commit to and then reveal entropy of
 its own; the match starts (its first shuffle) with the last reveal.
+
+Expensive engine work (a listing the game calls costly, a page of more than ``LOOP_COMMANDS``
+commands, a built-in bot's search or its decision among that many) runs in the worker processes
+of :mod:`service.workers`, with a deadline; ordinary positions are served here.
 """
 
 from __future__ import annotations
@@ -30,7 +34,6 @@ import os
 import re
 import secrets
 import sqlite3
-import time
 from collections import OrderedDict
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -50,12 +53,13 @@ from engine.core.echo import clip, echo
 from engine.core.protocol import PUBLIC, GameRules, Malformed, OptionsError, Rejection, ScenarioError, Setup, Viewer
 from engine.core.registry import UnknownGame, get_game
 from engine.core.replay import fold, new_match
-from engine.core.seat_events import with_seat_events
+from engine.core.seat_events import SeatRules, with_seat_events
 from service.audit.logfile import log_header, reveal, seat_values, with_genesis
 from service.batching import group_commit
 from service.feed import Feed
 from service.snapshots import SnapshotStore, every_from_env
 from service.store import EntropyRecord, EventStore, GameNotFound, Header, Note, StaleSequence
+from service.workers import Busy, Failed, TimedOut, Workers, page_of
 
 T = TypeVar("T")
 SEED_HEX = re.compile(r"[0-9a-f]{64}")
@@ -166,6 +170,25 @@ class StoreUnavailable(ServiceError):
     reason = "STORE_UNAVAILABLE"
 
 
+class WorkDeadline(ServiceError):
+    """Expensive engine work (a crowded listing's count and pages, a built-in bot's decision) did not
+    finish within the workers' deadline; the worker running it was replaced (DEADLINE_EXCEEDED)."""
+
+    reason = "WORK_DEADLINE"
+
+
+class WorkersBusy(ServiceError):
+    """Too much expensive work of this game (or in all) is waiting for the workers (RESOURCE_EXHAUSTED)."""
+
+    reason = "WORKERS_BUSY"
+
+
+class WorkerFailed(ServiceError):
+    """The workers could not do the work (they died under it twice, or the service is stopping)."""
+
+    reason = "WORKER_FAILED"
+
+
 class Rejected(ServiceError):
     """The rules refused the command (FORMAT.md code, message, rule)."""
 
@@ -241,7 +264,12 @@ class LegalListing:
 
 @dataclass(frozen=True)
 class LegalCommands:
-    """One page of a seat's legal commands: ``commands`` from index ``offset`` of ``total``."""
+    """One page of a seat's legal commands: ``commands`` from index ``offset`` of ``total``.
+
+    Asked for ``wire`` (the number of a ``repeated cardgames.v1.Command`` field), a page made in a
+    worker comes as ``encoded`` instead: ``encoded_count`` entries of that field, already serialized
+    (the worker does that too, not the event loop), to follow the response's other fields.
+    """
 
     game: str
     sequence: int
@@ -249,6 +277,13 @@ class LegalCommands:
     commands: list[Any]
     total: int
     offset: int = 0
+    encoded: bytes = b""
+    encoded_count: int = 0
+
+    @property
+    def size(self) -> int:
+        """The commands in the page."""
+        return len(self.commands) + self.encoded_count
 
 
 #: The commands of a page of legal commands when the caller names no size (ListLegalCommands,
@@ -256,11 +291,16 @@ class LegalCommands:
 #: 0.6 MB on the wire, a quarter of a second of the server's time.
 DEFAULT_PAGE_SIZE = 1_000
 MAX_PAGE_SIZE = 10_000
-#: The most time a page's commands may take to make (on the event loop): a page stops short
-#: after it, with one command at least. A lazy listing makes a command by walking its counts, a
-#: few microseconds on any floor of the default rules, but tens of milliseconds at an index deep
-#: into a Seep floor of 10^16 groupings (the option to throw a card that could capture).
+#: The most time a page's commands may take to make (in a worker): a page stops short after it,
+#: with one command at least. A lazy listing makes a command by walking its counts, a few
+#: microseconds on any floor of the default rules, but tens of milliseconds at an index deep into
+#: a Seep floor of 10^16 groupings (the option to throw a card that could capture).
 PAGE_SECONDS = 0.2
+#: The most commands a page or a built-in bot's decision takes on the event loop; more go to a worker.
+#: Putting a command on the wire costs 10-40 us (a page of 1,000 Seep builds: 36 ms of the loop's
+#: time), a heuristic decision among hundreds of commands milliseconds: ordinary positions list far
+#: fewer (a random Seep, All Fours or Contract Rummy match: 32 or fewer at all but a few).
+LOOP_COMMANDS = 64
 #: Listings kept for the pages that follow (a state's listing never changes; a crowded Seep floor's
 #: count can take a second under B-7, and its memo some megabytes).
 LISTINGS_KEPT = 16
@@ -440,10 +480,13 @@ class Games:
         max_live: int = MAX_LIVE,
         max_finished: int = MAX_FINISHED,
         store_timeout: float = STORE_TIMEOUT,
+        pool: Workers | None = None,
     ) -> None:
         """``shared``: other processes write to the same store (default: when it is PostgreSQL); then
         every call first reads what they wrote, and :meth:`open` subscribes to the store's feed.
         ``snapshot_every``: K for snapshots (default ``CARDGAMES_SNAPSHOT_EVERY``, else 100; 0: none).
+        ``pool``: the worker processes for expensive engine work (default: a pool of the default size
+        and deadline, whose processes start when first needed).
         """
         self.store = store
         self.shared = store_is_shared(store) if shared is None else shared
@@ -474,6 +517,7 @@ class Games:
         self._listings: OrderedDict[tuple[UUID, int, int], Sequence[Any]] = OrderedDict()
         self._loading: dict[UUID, asyncio.Lock] = {}
         self._background: set[asyncio.Task[Any]] = set()
+        self.pool = pool if pool is not None else Workers()
 
     async def open(self) -> None:
         """Start the cross-process feed when the store is shared (one subscription per process)."""
@@ -488,6 +532,7 @@ class Games:
             self.feed = None
         if self._background:
             await asyncio.gather(*self._background, return_exceptions=True)
+        await self.pool.close()
         self._executor.shutdown(wait=True)
         self._readers.shutdown(wait=True)
         if self.group_commit is not None:
@@ -982,10 +1027,16 @@ class Games:
                 subscriber.lagged = True
 
     async def legal_listing(self, game_id: str, token: str | None) -> LegalListing:
-        """The caller's seat's legal commands, all of them, as the game lists them (lazily)."""
+        """The caller's seat's legal commands, all of them, as the game lists them (lazily), in this
+        process: for players and tools that run here. (A costly position's count then runs on the
+        event loop: the service's own calls go through :meth:`legal_commands` and :meth:`choose`.)"""
         live = await self._fresh(game_id)
         seat = self._seat(live, token, required=True)
         assert seat is not None
+        return LegalListing(live.header.game, live.sequence, seat, self._listing(live, seat))
+
+    def _listing(self, live: _Live, seat: int) -> Sequence[Any]:
+        """The seat's listing at the live game's sequence, kept for the calls that follow."""
         key = (live.game_id, live.sequence, seat)
         listing = self._listings.get(key)
         if listing is None:
@@ -994,17 +1045,19 @@ class Games:
                 self._listings.popitem(last=False)
         else:
             self._listings.move_to_end(key)
-        return LegalListing(live.header.game, live.sequence, seat, listing)
+        return listing
 
     async def legal_commands(
-        self, game_id: str, token: str | None, offset: int = 0, page_size: int = 0
+        self, game_id: str, token: str | None, offset: int = 0, page_size: int = 0, *, wire: int = 0
     ) -> LegalCommands:
         """A page of the caller's seat's legal commands: ``page_size`` (0: the default) from ``offset``.
 
         Only the page is made: a Seep floor under the option to throw a card that could capture
         can have more than 10^17 groupings, which no list (and no message) could hold. A page
         whose commands take more than ``PAGE_SECONDS`` to make ends there (a short page: ask
-        again from ``offset + len(commands)``).
+        again from ``offset + size``). A position the game calls costly is listed in a worker
+        process, and so is a page of more than ``LOOP_COMMANDS`` commands (``wire``: encoded there for
+        the field of that number, see :class:`LegalCommands`).
         """
         if offset < 0:
             raise InvalidRequest(f"offset is a command's index (0 or more), not {offset}", reason="INVALID_PAGE")
@@ -1013,17 +1066,78 @@ class Games:
                 f"page_size is 1..{MAX_PAGE_SIZE:,} (0 for {DEFAULT_PAGE_SIZE:,}), not {page_size}",
                 reason="INVALID_PAGE",
             )
-        listing = await self.legal_listing(game_id, token)
-        commands = listing.commands
-        total = len(commands)
-        end = min(total, offset + (page_size or DEFAULT_PAGE_SIZE))
-        page: list[Any] = []
-        deadline = time.perf_counter() + PAGE_SECONDS
-        for index in range(offset, end):
-            page.append(commands[index])
-            if time.perf_counter() > deadline:
-                break  # a short page: each of these commands was costly to make
-        return LegalCommands(listing.game, listing.sequence, listing.seat, page, total, offset)
+        live = await self._fresh(game_id)
+        seat = self._seat(live, token, required=True)
+        assert seat is not None
+        game, sequence, size = live.header.game, live.sequence, page_size or DEFAULT_PAGE_SIZE
+        if not costly(live.rules, live.state, seat):
+            commands = self._listing(live, seat)
+            total = len(commands)
+            end = min(total, offset + size)
+            if end - offset <= LOOP_COMMANDS:
+                return LegalCommands(game, sequence, seat, page_of(commands, offset, end, PAGE_SECONDS), total, offset)
+        total, page = await self._work("page", live, seat, offset, size, PAGE_SECONDS, wire)
+        if wire:
+            count, encoded = page
+            return LegalCommands(game, sequence, seat, [], total, offset, encoded, count)
+        return LegalCommands(game, sequence, seat, page, total, offset)
+
+    async def choose(
+        self, game_id: str, token: str | None, sequence: int, policy: Any, view: Any, rng: Any,
+        *, searches: bool = False, in_thread: bool = False, fallback: Any = None,
+    ) -> Any:
+        """A built-in bot's decision for the token's seat at ``sequence``: ``policy.choose(view,
+        legal commands, rng)``, or None when the game has moved past ``sequence`` (or the seat has no
+        command). Decided in a worker process when the policy ``searches`` (its decision is many
+        playouts anywhere), when the game calls the position costly, or among more than
+        ``LOOP_COMMANDS`` commands; here otherwise (in a thread with ``in_thread``).
+        A decision past the workers' deadline is WorkDeadline (WorkersBusy when no worker was free
+        in time), or with a ``fallback`` policy (a random one: a count and one pick) decided again by
+        it (logged).
+        """
+        try:
+            return await self._choose(game_id, token, sequence, policy, view, rng, searches, in_thread)
+        except (WorkDeadline, WorkersBusy) as error:
+            if fallback is None:
+                raise
+            log.warning("game %s at %d: %s; %s decides instead", game_id, sequence, error, type(fallback).__name__)
+            return await self._choose(game_id, token, sequence, fallback, view, rng, False, in_thread)
+
+    async def _choose(
+        self, game_id: str, token: str | None, sequence: int, policy: Any, view: Any, rng: Any, searches: bool,
+        in_thread: bool,
+    ) -> Any:
+        live = await self._fresh(game_id)
+        seat = self._seat(live, token, required=True)
+        assert seat is not None
+        if live.sequence != sequence:
+            return None
+        if not searches and not costly(live.rules, live.state, seat):
+            commands = self._listing(live, seat)
+            if not commands:
+                return None
+            if len(commands) <= LOOP_COMMANDS:
+                if in_thread:
+                    return await asyncio.to_thread(policy.choose, view, commands, rng)
+                return policy.choose(view, commands, rng)
+        return await self._work("choose", live, seat, view, policy, rng)
+
+    async def _work(self, kind: str, live: _Live, seat: int, *args: Any) -> Any:
+        """The worker task ``kind`` (service.workers.TASKS) on the seat's position, as a ServiceError if it fails."""
+        # the worker runs the game's own rules on the game's own state (the seat-event wrapper's
+        # class is made at run time: it does not pickle)
+        state = live.state.game if isinstance(live.rules, SeatRules) else live.state
+        key = (str(live.game_id), live.sequence, seat)
+        try:
+            return await self.pool.run(kind, live.header.game, key, state, seat, *args, owner=live.game_id, key=key)
+        except TimedOut as error:
+            what = "a bot's decision" if kind == "choose" else "the legal commands"
+            raise WorkDeadline(f"{what} took longer than the server allows ({self.pool.deadline:g} s)",
+                               deadline_ms=str(round(self.pool.deadline * 1000)), work=kind) from error
+        except Busy as error:
+            raise WorkersBusy(f"{error}: retry later", work=kind) from error
+        except Failed as error:
+            raise WorkerFailed(f"the engine workers could not do it: {error}", work=kind) from error
 
     # -- reading -------------------------------------------------------------------
 
@@ -1122,6 +1236,17 @@ class Games:
             entries_for(live.rules, last + 1, events, viewer, over, notes),
             self._view(live, state, current, viewer, head),
         )
+
+
+def costly(rules: GameRules, state: Any, seat: int) -> bool:
+    """Whether listing ``seat``'s commands may take more than a few milliseconds: the game's own cheap
+    test (``costly(state, seat)``: Seep's floors past 16 loose cards); a game without one has none."""
+    if isinstance(rules, SeatRules):
+        if state.forfeited is not None:
+            return False  # nothing to list
+        rules, state = rules.rules, state.game
+    test = getattr(rules, "costly", None)
+    return test is not None and bool(test(state, seat))
 
 
 def store_is_shared(store: EventStore) -> bool:

@@ -24,10 +24,11 @@ from engine.core.echo import echo
 from service.bots_server import NAMES as BOT_SERVICE_NAMES
 from service.bots_server import BotServices, add_bot_services
 from service.games import Games
-from service.grpc_api import SERVICE_NAME, GameServiceApi
+from service.grpc_api import SERVICE_NAME, GameServiceApi, PreEncoded
 from service.guards import Limits, MalformedRequests, RateLimit
 from service.reflection import Health, enable_reflection
 from service.store import EventStore
+from service.workers import Workers
 
 DEFAULT_ADDRESS = "127.0.0.1:50051"
 #: Server options. gRPC sets SO_REUSEPORT on its listening sockets by default, so a second server
@@ -101,16 +102,18 @@ async def start(
     tls: tuple[bytes, bytes] | None = None,
     limits: Limits | None = None,
     games: Games | None = None,
+    workers: Workers | None = None,
 ) -> Running:
     """Start serving on ``address`` (``host:0`` picks a free port) with ``store`` (default: from the env).
 
     ``tls``: (PEM certificate chain, PEM private key) to serve over TLS only; ``limits``: per-caller
-    rate limits (None: none); ``games``: an application layer to serve instead of a new one on ``store``.
+    rate limits (None: none); ``games``: an application layer to serve instead of a new one on ``store``;
+    ``workers``: its engine worker processes (default: service.workers' defaults, started when first needed).
     """
     host, port = parse_address(address)  # before anything: grpc would wrap a port past 65535
     if games is None:
-        games = Games(store if store is not None else EventStore.from_url())
-    interceptors: list[grpc.aio.ServerInterceptor] = [MalformedRequests()]
+        games = Games(store if store is not None else EventStore.from_url(), pool=workers)
+    interceptors: list[grpc.aio.ServerInterceptor] = [MalformedRequests(), PreEncoded()]
     if limits is not None:
         interceptors.insert(0, RateLimit(limits))  # outermost: garbage counts against the limit too
     server = grpc.aio.server(interceptors=interceptors, options=SERVER_OPTIONS)
@@ -149,9 +152,11 @@ async def serve(
     *,
     tls: tuple[bytes, bytes] | None = None,
     limits: Limits | None = None,
+    workers: Workers | None = None,
 ) -> None:
-    """Serve until SIGINT or SIGTERM, then stop gracefully."""
-    running = await start(address, store, tls=tls, limits=limits)
+    """Serve until SIGINT or SIGTERM, then stop gracefully (the engine workers start at once)."""
+    running = await start(address, store, tls=tls, limits=limits, workers=workers)
+    await running.games.pool.start()
     host = address.rsplit(":", 1)[0]
     extras = [store.describe()]
     if running.games.shared:
@@ -160,6 +165,8 @@ async def serve(
     if limits is not None:
         extras.append(f"limit {limits.rate:g}/s burst {limits.burst:g} per caller, "
                       f"{limits.per_address:g}/s per address")
+    pool = running.games.pool
+    extras.append(f"{pool.size} engine worker{'s' if pool.size != 1 else ''}, deadline {pool.deadline:g}s")
     announce(f"cardgames: serving GameService on {host}:{running.port} ({'; '.join(extras)})")
     if running.bots is not None:
         resumed = await running.bots.tournaments.resume_all()

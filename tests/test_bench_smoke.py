@@ -99,3 +99,12 @@ def test_seep_throwing_crowds_the_floor_of_a_deal_and_prints_its_row(capsys: pyt
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("| seed |") and lines[2].startswith("| 1 | 51 |")
     assert lines[-1].startswith("seed 1, slowest position: ") and "heuristic bot decides" in lines[-1]
+
+
+def test_what_a_task_costs_to_send_to_a_worker_is_measured() -> None:
+    import asyncio
+
+    from bench.beside_throwing import crossing
+
+    lines = asyncio.run(crossing(calls=3))
+    assert len(lines) == 3 and all("a page of one in a worker" in line for line in lines)

@@ -141,6 +141,20 @@ class ISMCTSPolicy:
         """Forget everything: a new match begins."""
         self._memory.clear()
 
+    def __getstate__(self) -> dict[str, Any]:
+        """What a copy in another process needs (a service decides in worker processes): everything,
+        memory included, but the game's modules, which go by the game's name."""
+        state = dict(self.__dict__)
+        state["game"] = self.game.NAME
+        del state["rules"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        name = state["game"]
+        self.__dict__.update(state)
+        self.game = get_game(name)
+        self.rules = bot_rules(name)
+
     def choose(self, view: Any, legal: Sequence[Any], rng: random.Random) -> Any:
         if len(legal) == 1:
             self.last_iterations = 0

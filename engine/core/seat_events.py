@@ -157,18 +157,20 @@ def with_seat_events(rules: GameRules) -> GameRules:
 
 
 def timeout_events(
-    rules: GameRules, state: Seated, seat: int, consequence: str, reason: str = TIMEOUT, waited_ms: int = 0
+    rules: GameRules, state: Seated, seat: int, consequence: str, reason: str = TIMEOUT, waited_ms: int = 0,
+    first: Any = None,
 ) -> list[Any]:
     """The events recording that ``seat`` timed out in ``state`` (a :class:`Seated` of ``rules``).
 
     ``auto_move``: the timeout, then the events of the seat's first legal command (a forfeit
-    when the seat has none, which a game waiting for the seat never does).
+    when the seat has none, which a game waiting for the seat never does). ``first``: that
+    command, when the caller has it already (a service lists a costly position elsewhere).
     """
     if consequence not in CONSEQUENCES:
         raise ValueError(f"a timeout's consequence is one of {CONSEQUENCES}, got {consequence!r}")
     base = rules.rules if isinstance(rules, SeatRules) else rules
     if consequence == AUTO_MOVE:
-        legal = base.legal_commands(state.game, seat)
+        legal = [first] if first is not None else base.legal_commands(state.game, seat)
         if legal:
             outcome = base.decide(state.game, seat, legal[0])
             if not isinstance(outcome, Rejection):

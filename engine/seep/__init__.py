@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from engine.seep.commands import Bid, Break, Build, Capture, Command, Throw
 from engine.seep.config import DEFAULT_PLAYERS, NAME, PLAYER_COUNTS, TITLE, Config, make_config
+from engine.seep.cost import costly
 from engine.seep.describe import describe, floor_text, score_sheet, table_text
 from engine.seep.determinize import (
     SEARCH_CANDIDATES,
@@ -45,6 +46,7 @@ __all__ = [
     "Throw",
     "View",
     "audience",
+    "costly",
     "decide",
     "describe",
     "determinize",

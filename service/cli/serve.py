@@ -17,6 +17,7 @@ from service.guards import Limits
 from service.native import native_build
 from service.server import DEFAULT_ADDRESS, AddressError, CannotListen, parse_address, serve
 from service.store import ENV_STORE, EventStore, StoreError, resolve_environment
+from service.workers import DEFAULT_DEADLINE, Workers
 
 #: Library settings given to a PostgreSQL store unless the environment sets them: a request
 #: waits at most this long for a connection, so a database that is down fails calls quickly.
@@ -59,6 +60,14 @@ def serve_command(
     max_streams: int = typer.Option(
         64, "--max-streams", envvar="CARDGAMES_MAX_STREAMS", help="Open Watch streams per caller."
     ),
+    workers: int = typer.Option(
+        0, "--workers", envvar="CARDGAMES_WORKERS", min=0,
+        help="Engine worker processes for costly listings and bot decisions (0: one less than the CPUs, 1-4).",
+    ),
+    work_deadline: float = typer.Option(
+        DEFAULT_DEADLINE, "--work-deadline", envvar="CARDGAMES_WORK_DEADLINE", min=0.001,
+        help="Seconds an engine worker's task may take (then DEADLINE_EXCEEDED, and the worker is replaced).",
+    ),
 ) -> None:
     """Serve the GameService over gRPC (with health and reflection) until interrupted."""
     try:
@@ -86,7 +95,8 @@ def serve_command(
         typer.echo(f"cardgames serve: {error}", err=True)
         raise typer.Exit(code=2) from error
     try:
-        asyncio.run(serve(address, event_store, lambda line: typer.echo(line, err=False), tls=tls, limits=limits))
+        asyncio.run(serve(address, event_store, lambda line: typer.echo(line, err=False), tls=tls, limits=limits,
+                          workers=Workers(workers or None, work_deadline)))
     except CannotListen as error:
         typer.echo(f"cardgames serve: {error}", err=True)
         raise typer.Exit(code=1) from None

@@ -1,11 +1,13 @@
 """Built-in entrants: a bot of engine/bots playing one seat through the application layer.
 
 A built-in seat is played exactly as a remote bot plays it, only in process: it watches
-the match with its seat token, and whenever its seat is to act it asks for the legal
-commands, lets its policy choose from its seat's view only, and submits the choice with
-the sequence it saw (a stale one is simply decided again on the next view). Search bots
-think in a worker thread, so the event loop (and every other match and client) keeps
-running meanwhile.
+the match with its seat token, and whenever its seat is to act its policy chooses among
+the legal commands from its seat's view only, and the choice is submitted with the sequence
+it saw (a stale one is simply decided again on the next view). Search bots, and any decision
+on a costly position or among many commands, decide in the service's worker processes
+(``Games.choose``, service/workers.py), so the event loop (and every other match and client)
+keeps running meanwhile; a decision past the workers' deadline (or with no worker free in time) is
+made again at random.
 
 Each decision's randomness comes from the match's seed, the seat and the sequence, so a
 match replays identically, and a match resumed after a restart plays on as it would have.
@@ -13,7 +15,6 @@ match replays identically, and a match resumed after a restart plays on as it wo
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import logging
 import random
@@ -47,6 +48,15 @@ def policy_for(game: str, kind: str, config: Any) -> Any:
         return get_policy(game, "random", config=config)
 
 
+def _searches(policy: Any) -> bool:
+    """Whether the policy is the search bot (whose every decision is many playouts)."""
+    try:
+        from engine.bots import ISMCTSPolicy
+    except ImportError:
+        return False
+    return isinstance(policy, ISMCTSPolicy)
+
+
 class _RandomPolicy:
     def choose(self, view: Any, legal: Any, rng: random.Random) -> Any:
         return legal[rng.randrange(len(legal))]
@@ -73,20 +83,17 @@ async def play_seat(games: Games, game_id: str, token: str, seat: int, policy: A
                 return
             if seat not in item.view.to_act:
                 continue
+            rng = decision_rng(seed, seat, item.sequence)
             try:
-                legal = await games.legal_listing(game_id, token)
+                command = await games.choose(game_id, token, item.sequence, policy, item.view.view, rng,
+                                             searches=_searches(policy), in_thread=in_thread, fallback=_RandomPolicy())
             except ServiceError as error:
-                log.warning("game %s seat %d: no legal commands (%s)", game_id, seat, error)
+                log.warning("game %s seat %d: no decision (%s)", game_id, seat, error)
                 continue
-            if legal.sequence != item.sequence or not legal.commands:
+            if command is None:
                 continue  # the match moved on meanwhile: the next item decides
-            rng = decision_rng(seed, seat, legal.sequence)
-            if in_thread:
-                command = await asyncio.to_thread(policy.choose, item.view.view, legal.commands, rng)
-            else:
-                command = policy.choose(item.view.view, legal.commands, rng)
             try:
-                await games.submit(game_id, token, msgspec.to_builtins(command), legal.sequence)
+                await games.submit(game_id, token, msgspec.to_builtins(command), item.sequence)
             except StaleSequenceError:
                 continue
             except ServiceError as error:  # a timeout got there first, or the match ended
