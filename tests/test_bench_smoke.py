@@ -81,7 +81,10 @@ def test_the_step_breakdown_times_every_call(game: str, capsys: pytest.CaptureFi
     assert out.startswith(f"{game}: 1 matches, ")
     for call in ("legal_commands", "decide (listed)", "fold of its events", "to_act + is_over"):
         line = next(line for line in out.splitlines() if line.strip().startswith(call))
-        assert float(line.split()[-2]) > 0, line
+        figure = float(line.split()[-2])
+        # decide's cost is a difference of two timings (listing and deciding, less listing): a
+        # number, but on a busy machine it may come out below zero; the others are timed directly
+        assert call == "decide (listed)" or figure > 0, line
     with pytest.raises(SystemExit):
         steps.main([game, "--matches", "0"])
 

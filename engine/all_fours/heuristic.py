@@ -50,6 +50,10 @@ class AllFoursHeuristic:
     def __init__(self, config: Config) -> None:
         self.config = config
 
+    def __reduce__(self) -> tuple[Any, tuple[Config]]:
+        """Made again from its config in another process (the compiled class has no pickled form of its own)."""
+        return (type(self), (self.config,))
+
     def choose(self, view: View, legal: Sequence[Any], rng: random.Random) -> Any:
         if len(legal) == 1:
             return legal[0]
