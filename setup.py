@@ -7,7 +7,7 @@ the modules below into C extensions at install time (random playouts 1.2x to 2x 
 An editable install (``pip install -e .``) puts the compiled modules beside their sources, and
 Python prefers them: after changing one of these files, install again.
 ``engine/compiled_sources.json`` records the source each module was compiled from;
-``service.native`` compares it with the sources (the test suite stops on a stale build, and
+``cardgames.service.native`` compares it with the sources (the test suite stops on a stale build, and
 ``cardgames serve`` warns).
 """
 
@@ -51,6 +51,8 @@ COMPILED = [
     "engine/seep/turn.py",
 ]
 MANIFEST = Path("engine/compiled_sources.json")
+#: The folder of the import package ``cardgames``: the wire code, and links to engine/, service/ and clients/.
+PACKAGE_ROOT = Path("protos/cardgames")
 PURE_PYTHON = "CARDGAMES_PURE_PYTHON"
 #: setup.py runs for metadata too; mypyc's translation (tens of seconds) is only for builds.
 BUILDS = {"build", "build_ext", "bdist_wheel", "editable_wheel", "develop", "install"}
@@ -80,7 +82,10 @@ def ext_modules() -> list[Extension]:
     from mypyc.build import mypycify
 
     _record(COMPILED)
-    extensions: list[Extension] = mypycify(COMPILED, opt_level="3", group_name="engine.compiled")
+    # Compiled through the package's own path (protos/cardgames/engine is a link to engine/), so that
+    # mypyc names each module as it is imported: cardgames.engine.seep.legal, not engine.seep.legal.
+    package_paths = [str(PACKAGE_ROOT / source) for source in COMPILED]
+    extensions: list[Extension] = mypycify(package_paths, opt_level="3", group_name="cardgames.engine.compiled")
     return extensions
 
 

@@ -169,11 +169,11 @@ async def crossing(calls: int = 300) -> list[str]:
     import pickle
     import random
 
-    from engine.bots import get_policy
-    from engine.core.protocol import Setup
-    from engine.core.registry import available_games, get_game
-    from engine.core.replay import new_match
-    from service.workers import Workers
+    from cardgames.engine.bots import get_policy
+    from cardgames.engine.core.protocol import Setup
+    from cardgames.engine.core.registry import available_games, get_game
+    from cardgames.engine.core.replay import new_match
+    from cardgames.service.workers import Workers
 
     lines = []
     pool = Workers(1, 60.0)
@@ -235,10 +235,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         print("\n".join(asyncio.run(crossing())))
         return
     if args.on_loop:
-        import service.games
+        import cardgames.service.games
 
-        service.games.costly = lambda rules, state, seat: False
-        service.games.LOOP_COMMANDS = 10**9
+        cardgames.service.games.costly = lambda rules, state, seat: False
+        cardgames.service.games.LOOP_COMMANDS = 10**9
     settings = Settings.quick() if args.quick else Settings()
     settings = Settings(budget=args.budget or settings.budget, repeats=args.repeats or settings.repeats,
                         seed=settings.seed, heavy=settings.heavy)

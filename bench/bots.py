@@ -1,7 +1,7 @@
 """Bots through the server: matches per minute, and what the bot protocol costs per decision.
 
 * ``bots.remote``: whole matches of random bots that are gRPC clients of the service
-  (``service.server.start`` on 127.0.0.1:0, in this process, on the client's event loop,
+  (``cardgames.service.server.start`` on 127.0.0.1:0, in this process, on the client's event loop,
   like ``submit.*``): each seat follows BotService.Decisions and answers with
   GameService.SubmitCommand (clients/remote_bot.py), ``CONCURRENT`` matches at a time,
   memory store. Figures: matches per minute and decisions per second.
@@ -39,8 +39,8 @@ CONCURRENT = 4
 class _ServerProbe(Probe):
     def setup(self, ctx: Context) -> None:
         try:
-            from service.server import start
-            from service.store import EventStore
+            from cardgames.service.server import start
+            from cardgames.service.store import EventStore
         except ImportError as error:  # pragma: no cover - the service is part of the project
             raise Unavailable(f"service not available: {error}") from error
         self.rng = random.Random(ctx.settings.seed)
@@ -59,7 +59,7 @@ class _ServerProbe(Probe):
 
     async def _match(self) -> int:
         """One match of two remote random bots; returns its number of decisions."""
-        from clients.remote_bot import play_seat
+        from cardgames.clients.remote_bot import play_seat
 
         channel = await self._channel()
         created = await self.running.games.create(GAME, {}, PLAYERS, seed=self.rng.randbytes(32).hex())
@@ -109,7 +109,7 @@ class DecisionCostProbe(_ServerProbe):
 
     def setup(self, ctx: Context) -> None:
         super().setup(ctx)
-        from engine.core.registry import get_game
+        from cardgames.engine.core.registry import get_game
 
         self.game = get_game(GAME)
         self.config = self.game.make_config({}, PLAYERS)
@@ -122,8 +122,8 @@ class DecisionCostProbe(_ServerProbe):
         return time.perf_counter() - started, decisions
 
     def _engine(self, budget: float) -> tuple[float, int]:
-        from engine.core.protocol import Rejection, Setup
-        from engine.core.replay import new_match
+        from cardgames.engine.core.protocol import Rejection, Setup
+        from cardgames.engine.core.replay import new_match
 
         game, rng = self.game, random.Random(self.rng.random())
         started = time.perf_counter()
@@ -156,9 +156,9 @@ class TournamentProbe(Probe):
     name = "bots.tournament"
 
     def setup(self, ctx: Context) -> None:
-        from service.games import Games
-        from service.store import EventStore
-        from service.tournament.manager import Tournaments
+        from cardgames.service.games import Games
+        from cardgames.service.store import EventStore
+        from cardgames.service.tournament.manager import Tournaments
 
         self.games = Games(EventStore.from_url("memory:"))
         self.tournaments = Tournaments(self.games)

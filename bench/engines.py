@@ -1,8 +1,8 @@
 """Engine figures per game: random full matches per second and actions per second.
 
-Generic: the game comes from ``engine.core.registry.get_game`` and is played by
+Generic: the game comes from ``cardgames.engine.core.registry.get_game`` and is played by
 :class:`bench.playout.Player` (legal commands enumerated at every step, a seeded
-random choice, decide + evolve via ``engine.core.replay``). A sample plays whole
+random choice, decide + evolve via ``cardgames.engine.core.replay``). A sample plays whole
 matches until the time budget is spent; an action is one command applied.
 """
 

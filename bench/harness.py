@@ -23,7 +23,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, TypeVar
 
-from service.native import native_build
+from cardgames.service.native import native_build
 
 T = TypeVar("T")
 

@@ -64,10 +64,9 @@ class ClientStats:
 async def _bots(target: str, matches: int, game: str, start: float, warmup: float, duration: float,
                 seed: int) -> ClientStats:
     import grpc
+    from cardgames.service.grpc_api import TOKEN_METADATA
     from cardgames.v1 import game_service_pb2 as pb
     from cardgames.v1 import game_service_pb2_grpc
-
-    from service.grpc_api import TOKEN_METADATA
 
     stats = ClientStats()
     errors: Counter[str] = Counter()
@@ -191,7 +190,7 @@ def _quantile(values: Sequence[float], q: float) -> float:
 
 
 def run_one(kind: str, args: argparse.Namespace) -> Result:
-    from service.spawn import spawn_server
+    from cardgames.service.spawn import spawn_server
 
     with store_url(kind, args.pg) as url:
         env = {"CARDGAMES_SNAPSHOT_EVERY": str(args.snapshot_every)} if args.snapshot_every is not None else {}

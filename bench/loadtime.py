@@ -26,11 +26,11 @@ from dataclasses import dataclass
 from uuid import UUID
 
 import msgspec
+from cardgames.engine.core.registry import get_game
+from cardgames.service.games import Games
+from cardgames.service.store import EventStore
 
 from bench.load import store_url
-from engine.core.registry import get_game
-from service.games import Games
-from service.store import EventStore
 
 GAME = "all_fours"
 OPTIONS = {"target_score": 2000}
@@ -63,7 +63,7 @@ async def build(games: Games, length: int, rng_seed: int) -> str:
 
 def copy(source: EventStore, target: EventStore, game_id: UUID) -> None:
     """The game's records and snapshots, byte for byte, into another store."""
-    from service.snapshots import snapshot_recorder
+    from cardgames.service.snapshots import snapshot_recorder
 
     records = source.recorder.select_events(game_id)
     for start in range(0, len(records), 2000):

@@ -2,7 +2,7 @@
 
 At every step: the seat to act (``to_act``; a random one when several may act),
 ``legal_commands`` enumerated in full, one chosen by the benchmark's own seeded
-``random.Random``, then decide + evolve through ``engine.core.replay.apply``.
+``random.Random``, then decide + evolve through ``cardgames.engine.core.replay.apply``.
 """
 
 from __future__ import annotations
@@ -13,10 +13,11 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any
 
+from cardgames.engine.core.protocol import GameRules, Rejection, Setup
+from cardgames.engine.core.registry import get_game
+from cardgames.engine.core.replay import apply, new_match
+
 from bench.harness import Unavailable
-from engine.core.protocol import GameRules, Rejection, Setup
-from engine.core.registry import get_game
-from engine.core.replay import apply, new_match
 
 #: A playout longer than this many actions is a bug of the game (or of the bench).
 MAX_ACTIONS = 500_000
@@ -54,7 +55,7 @@ SPECS: dict[str, GameSpec] = {
 MATCH_UNITS = ("matches", "games")
 
 
-#: The names a game module must export (engine.core.protocol.GameRules) before it is measured.
+#: The names a game module must export (cardgames.engine.core.protocol.GameRules) before it is measured.
 PROTOCOL_NAMES = (
     "NAME", "Config", "Command", "Event", "make_config", "start", "initial", "decide", "evolve",
     "legal_commands", "to_act", "is_over", "snapshot", "from_snapshot",
@@ -66,12 +67,12 @@ def load_game(name: str) -> GameRules:
     try:
         game = get_game(name)
     except ModuleNotFoundError as error:
-        raise Unavailable(f"engine.{name} does not exist yet ({error})") from error
+        raise Unavailable(f"cardgames.engine.{name} does not exist yet ({error})") from error
     except ImportError as error:
-        raise Unavailable(f"engine.{name} does not import yet ({error})") from error
+        raise Unavailable(f"cardgames.engine.{name} does not import yet ({error})") from error
     missing = [attribute for attribute in PROTOCOL_NAMES if not hasattr(game, attribute)]
     if missing:
-        raise Unavailable(f"engine.{name} is incomplete (no {', '.join(missing)})")
+        raise Unavailable(f"cardgames.engine.{name} is incomplete (no {', '.join(missing)})")
     return game
 
 

@@ -37,7 +37,7 @@ def profile(game_name: str, seconds: float, top: int) -> str:
     stats = pstats.Stats(profiler, stream=out)
     total = stats.total_tt  # type: ignore[attr-defined]
     out.write(f"{game_name}: {matches} matches, {actions} actions in {total:.2f} s of profiled time\n")
-    out.write(f"engine.{game_name} protocol calls (cumulative share of profiled time):\n")
+    out.write(f"cardgames.engine.{game_name} protocol calls (cumulative share of profiled time):\n")
     for (filename, _line, function), row in stats.stats.items():  # type: ignore[attr-defined]
         if function in STEP_CALLS and f"engine/{game_name}/" in filename.replace("\\", "/"):
             calls, cumulative = row[1], row[3]

@@ -1,6 +1,6 @@
 """SubmitCommand round trips over localhost, with the in-memory and the SQLite store.
 
-The server is the service's own (``service.server.start`` on 127.0.0.1:0, in this
+The server is the service's own (``cardgames.service.server.start`` on 127.0.0.1:0, in this
 process, on the same event loop as the client, exactly like the echo anchor). A
 match is created over gRPC with a seed, and the benchmark mirrors it locally with
 the engine (same seed, same ``new_match``) to pick a random legal command for the
@@ -23,12 +23,12 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+from cardgames.engine.core.protocol import Rejection, Setup
+from cardgames.engine.core.replay import apply, new_match
 
 from bench.anchors import EchoProbe
 from bench.harness import Context, Probe, Unavailable, latency_figures
 from bench.playout import load_game
-from engine.core.protocol import Rejection, Setup
-from engine.core.replay import apply, new_match
 
 #: The game whose commands are submitted: the first one available.
 GAME_ORDER = ("all_fours", "seep", "contract_rummy")
@@ -93,8 +93,8 @@ class SubmitProbe(Probe):
         self.running: Any = None
 
     def setup(self, ctx: Context) -> None:
-        server = _import("service.server")
-        store_module = _import("service.store")
+        server = _import("cardgames.service.server")
+        store_module = _import("cardgames.service.store")
         self.wire = _import("cardgames.wire")
         self.pb = _import("cardgames.v1.game_service_pb2")
         grpc_stubs = _import("cardgames.v1.game_service_pb2_grpc")
@@ -108,7 +108,7 @@ class SubmitProbe(Probe):
         self.rng = random.Random(ctx.settings.seed)
         self.config = self.game.make_config({}, None)
         ctx.run(self._start(server, store, grpc_stubs))
-        self._facts = {"game": self.game_name, "server": f"service.server.start, store {store.describe()}"}
+        self._facts = {"game": self.game_name, "server": f"cardgames.service.server.start, store {store.describe()}"}
 
     def _pick_game(self) -> tuple[str, Any]:
         reasons = []

@@ -26,11 +26,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.core.protocol import GameRules, Rejection, Setup
-from engine.core.registry import get_game
-from engine.core.replay import apply, new_match
-from engine.seep.events import DealScored
-from engine.seep.heuristic import heuristic_policy
+from cardgames.engine.core.protocol import GameRules, Rejection, Setup
+from cardgames.engine.core.registry import get_game
+from cardgames.engine.core.replay import apply, new_match
+from cardgames.engine.seep.events import DealScored
+from cardgames.engine.seep.heuristic import heuristic_policy
 
 OPTIONS = {"throw_when_capture_available": True}
 

@@ -1,11 +1,11 @@
 """Store replay: the long log read back from the service's event store, decoded and folded.
 
 The long log (bench/longlog.py) is written by the service's application layer
-(``service.games.Games``: the match created with the log's seed, then every command
+(``cardgames.service.games.Games``: the match created with the log's seed, then every command
 submitted), so the records are exactly what the service writes (chain notes, one
 insert per command). A replay is what the service does to load a game from its log
 alone: ``EventStore.load`` (select, decode into the game's Event union), the config
-from the header, then ``engine.core.replay.fold`` from ``initial`` (no snapshot).
+from the header, then ``cardgames.engine.core.replay.fold`` from ``initial`` (no snapshot).
 The figure is events per second of whole replays, on the in-memory store (the
 library's POPO recorder, as the anchor uses) and, for information, on SQLite.
 """
@@ -19,18 +19,18 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+from cardgames.engine.core.replay import fold
 
 from bench.harness import Context, Probe, Unavailable, cpu_clock, timed_loop
 from bench.longlog import LongLog, long_log
 from bench.playout import load_game
-from engine.core.replay import fold
 
 
 def _store_module() -> Any:
     try:
-        from service import store
+        from cardgames.service import store
     except ImportError as error:
-        raise Unavailable(f"store not available (service.store: {error})") from error
+        raise Unavailable(f"store not available (cardgames.service.store: {error})") from error
     return store
 
 
@@ -58,7 +58,7 @@ class StoreReplayProbe(Probe):
         self.config = log.config
         self.log = log
         try:
-            self.game_id, written = ctx.run(self._write_through_service(log)), "through service.games.Games"
+            self.game_id, written = ctx.run(self._write_through_service(log)), "through cardgames.service.games.Games"
         except (ImportError, AttributeError, TypeError) as error:  # the app layer's API moved: write directly
             self.game_id, written = self._write_directly(store_module, log), f"directly (Games: {error})"
         if self._replay() != log.final_state:
@@ -69,7 +69,7 @@ class StoreReplayProbe(Probe):
     async def _write_through_service(self, log: LongLog) -> uuid.UUID:
         """Create the match and submit its commands through the application layer, so the
         records are exactly what the service writes (notes, hashes, one insert per command)."""
-        from service.games import Games
+        from cardgames.service.games import Games
 
         games = Games(self.store)
         created = await games.create(log.game_name, log.options, seed=log.seed)
@@ -100,7 +100,7 @@ class StoreReplayProbe(Probe):
         return game_id
 
     def _replay(self) -> Any:
-        """As the service loads a game it does not hold (service.games.Games._get)."""
+        """As the service loads a game it does not hold (cardgames.service.games.Games._get)."""
         header, events = self.store.load(self.game_id, load_game)
         game = load_game(header.game)
         config = msgspec.convert(header.config, game.Config)

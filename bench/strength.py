@@ -5,7 +5,7 @@
 
 For every game: heuristic vs random, then ismcts vs heuristic, each over ``--deals``
 seeds played once per rotation of the two bots around the table (so every match has a
-paired twin with the seats swapped: ``engine.bots.arena``). A bot "wins" a match when
+paired twin with the seats swapped: ``cardgames.engine.bots.arena``). A bot "wins" a match when
 its best-placed seat is placed better than the other bot's. The table gives wins,
 losses, ties, the win rate (ties count half), its 95% Wilson interval, and two exact
 two-sided binomial tests: over decisive matches, and over decisive deal pairs (a sign
@@ -24,11 +24,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgspec
-
-from engine.bots import get_policy
-from engine.bots.arena import Comparison, MatchRecord, compare, run_arena
-from engine.bots.policy import BotsUnavailable, bot_rules
-from engine.core.registry import available_games
+from cardgames.engine.bots import get_policy
+from cardgames.engine.bots.arena import Comparison, MatchRecord, compare, run_arena
+from cardgames.engine.bots.policy import BotsUnavailable, bot_rules
+from cardgames.engine.core.registry import available_games
 
 LADDER = (("heuristic", "random"), ("ismcts", "heuristic"))
 
@@ -55,7 +54,7 @@ def _policy(game: str, kind: str, config: Any, budget: dict[str, Any]) -> Any:
 
 
 def run_job(job: Job) -> tuple[list[MatchRecord], float]:
-    from engine.core.registry import get_game
+    from cardgames.engine.core.registry import get_game
 
     config = get_game(job.game).make_config(dict(job.options), None)
     budget = dict(job.budget)

@@ -13,17 +13,17 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
+from cardgames.engine.core.replay import fold
 
 from bench.harness import Context, Probe, Unavailable, timed_loop
 from bench.longlog import LongLog, long_log
 from bench.playout import load_game
-from engine.core.replay import fold
 
 
 def audit_bytes(log: LongLog) -> bytes:
     """The long log as the NDJSON audit log of a finished match."""
-    from engine.core import chain, fairness
-    from service.audit.logfile import LogBuilder, reveal, to_bytes
+    from cardgames.engine.core import chain, fairness
+    from cardgames.service.audit.logfile import LogBuilder, reveal, to_bytes
 
     game = load_game(log.game_name)
     header = chain.header(
@@ -47,8 +47,8 @@ class VerifyProbe(Probe):
 
     def setup(self, ctx: Context) -> None:
         try:
-            from service.audit.logfile import read_log
-            from service.audit.verify import verify_bytes
+            from cardgames.service.audit.logfile import read_log
+            from cardgames.service.audit.verify import verify_bytes
         except ImportError as error:
             raise Unavailable(f"the verifier is not available ({error})") from error
         self.log = long_log(ctx)

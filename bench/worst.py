@@ -4,7 +4,7 @@ Each position is a FORMAT.md state snapshot (``/work/shared/conformance/FORMAT.m
 built into a state with the game's own ``from_snapshot``; the figure is the median
 time of what a random playout pays at that position: ``legal_commands`` for the seat to
 act, its length and one command picked at random (a game may answer with a lazy
-``engine.core.lazy_listing.Listing`` that makes a command only when it is picked). The
+``cardgames.engine.core.lazy_listing.Listing`` that makes a command only when it is picked). The
 row shows the worst position; the info also gives the time to make every command
 (``made_ms``: iterating the listing, as a bot that scores every command does) and to make
 the first page of commands the service sends (``page_ms``: ListLegalCommands' default page).
@@ -39,12 +39,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from cardgames.engine.core.cards import STANDARD_PACK
+from cardgames.engine.core.protocol import Setup
+from cardgames.engine.seep.cards import VALUE
+from cardgames.service.games import DEFAULT_PAGE_SIZE
+
 from bench.harness import Context, Probe, Unavailable, cpu_clock
 from bench.playout import SPECS, Player, load_game
-from engine.core.cards import STANDARD_PACK
-from engine.core.protocol import Setup
-from engine.seep.cards import VALUE
-from service.games import DEFAULT_PAGE_SIZE
 
 SETUP = Setup(seed="5e" * 32)
 #: Positions with more commands than this are not also made in full (``made_ms``): the extreme

@@ -4,8 +4,8 @@ Only the wire contract is imported here (``cardgames.v1`` and ``cardgames.wire``
 the engine or the service: a client sees what the service shows it, nothing more.
 """
 
-from clients.client import GameClient, Retry, SeatHandle, seed_hex
-from clients.errors import (
+from cardgames.clients.client import GameClient, Retry, SeatHandle, seed_hex
+from cardgames.clients.errors import (
     AuthError,
     CardgamesError,
     CommandRejected,
@@ -15,7 +15,7 @@ from clients.errors import (
     ServiceUnavailable,
     StaleSequence,
 )
-from clients.models import Accepted, CreatedGame, LegalCommands, Log, LogEvent, Update, View
+from cardgames.clients.models import Accepted, CreatedGame, LegalCommands, Log, LogEvent, Update, View
 
 __all__ = [
     "Accepted",

@@ -10,7 +10,7 @@
 
 Commands, events and views are FORMAT.md-shaped plain data (``{"type": "play", "card":
 "AS"}``), converted to and from the wire messages by :mod:`cardgames.wire`. Refusals
-raise the typed errors of :mod:`clients.errors`.
+raise the typed errors of :mod:`cardgames.clients.errors`.
 
 Reconnecting: reads (``view``, ``legal_commands``, ``log``) are retried while the service
 is unreachable, for up to :attr:`Retry.timeout` seconds. ``watch`` reconnects the same way
@@ -39,7 +39,7 @@ from cardgames.v1 import game_service_pb2 as pb
 from cardgames.v1 import game_service_pb2_grpc
 from cardgames.v1.common_pb2 import CardList
 
-from clients.errors import (
+from cardgames.clients.errors import (
     TRANSIENT_CODES,
     CardgamesError,
     CommandRejected,
@@ -48,7 +48,7 @@ from clients.errors import (
     ServiceUnavailable,
     from_rpc_error,
 )
-from clients.models import Accepted, CreatedGame, LegalCommands, Log, Update, View, log_events
+from cardgames.clients.models import Accepted, CreatedGame, LegalCommands, Log, Update, View, log_events
 
 #: The call metadata key that carries a seat's token.
 TOKEN_METADATA = "cardgames-token"

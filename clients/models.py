@@ -91,7 +91,7 @@ class LegalCommands:
 
     ``commands`` is one page: the legal commands from index ``offset`` on. ``total`` says how
     many there are in all (a crowded Seep floor has millions); when it is more than the page,
-    :meth:`clients.client.SeatHandle.legal_commands` gives the others by index.
+    :meth:`cardgames.clients.client.SeatHandle.legal_commands` gives the others by index.
     """
 
     sequence: int

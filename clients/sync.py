@@ -19,14 +19,14 @@ from concurrent.futures import Future
 from types import TracebackType
 from typing import Any, TypeVar
 
-from clients.client import GameClient, Retry, SeatHandle
-from clients.models import Accepted, CreatedGame, LegalCommands, Log, Update, View
+from cardgames.clients.client import GameClient, Retry, SeatHandle
+from cardgames.clients.models import Accepted, CreatedGame, LegalCommands, Log, Update, View
 
 T = TypeVar("T")
 
 
 class SyncGameClient:
-    """:class:`clients.client.GameClient` with blocking methods. Close it (or use ``with``)."""
+    """:class:`cardgames.clients.client.GameClient` with blocking methods. Close it (or use ``with``)."""
 
     def __init__(self, address: str, *, retry: Retry | None = None) -> None:
         self._loop = asyncio.new_event_loop()
@@ -92,7 +92,7 @@ async def _next(updates: AsyncGenerator[Update, None]) -> Update:
 
 
 class SyncSeat:
-    """:class:`clients.client.SeatHandle` with blocking methods."""
+    """:class:`cardgames.clients.client.SeatHandle` with blocking methods."""
 
     def __init__(self, owner: SyncGameClient, handle: SeatHandle) -> None:
         self._owner = owner

@@ -26,9 +26,9 @@ import grpc
 import msgspec
 from cardgames.v1 import bots_pb2, bots_pb2_grpc
 
-from service.clocks import ClockInfo, ClockKeeper
-from service.games import Entry, Games, MissingToken, ServiceError, ViewResult
-from service.grpc_api import _token, entry_messages, error_status, field_number, view_message, with_commands
+from cardgames.service.clocks import ClockInfo, ClockKeeper
+from cardgames.service.games import Entry, Games, MissingToken, ServiceError, ViewResult
+from cardgames.service.grpc_api import _token, entry_messages, error_status, field_number, view_message, with_commands
 
 log = logging.getLogger(__name__)
 _LEGAL_COMMANDS = field_number(bots_pb2.DecisionsResponse, "legal_commands")
@@ -119,7 +119,7 @@ class BotServiceApi(bots_pb2_grpc.BotServiceServicer):
         self.games = games
         self.clocks = clocks
 
-    async def Decisions(  # type: ignore[override]  # (bytes: service.grpc_api.PreEncoded)
+    async def Decisions(  # type: ignore[override]  # (bytes: cardgames.service.grpc_api.PreEncoded)
         self, request: bots_pb2.DecisionsRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[bots_pb2.DecisionsResponse | bytes]:
         after = request.after_sequence if request.HasField("after_sequence") else None

@@ -1,7 +1,7 @@
 """The services for bots next to GameService: BotService (decisions and clocks) and TournamentService.
 
 :func:`add_bot_services` puts both on a gRPC server over the same application layer, with
-one :class:`~service.clocks.ClockKeeper` and one :class:`~service.tournament.manager.Tournaments`.
+one :class:`~cardgames.service.clocks.ClockKeeper` and one :class:`~cardgames.service.tournament.manager.Tournaments`.
 """
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from dataclasses import dataclass
 import grpc
 from cardgames.v1 import bots_pb2, bots_pb2_grpc, tournament_pb2, tournament_pb2_grpc
 
-from service.bot_service import BotServiceApi
-from service.clocks import ClockKeeper
-from service.games import Games
-from service.tournament.grpc_api import TournamentServiceApi
-from service.tournament.manager import Tournaments
+from cardgames.service.bot_service import BotServiceApi
+from cardgames.service.clocks import ClockKeeper
+from cardgames.service.games import Games
+from cardgames.service.tournament.grpc_api import TournamentServiceApi
+from cardgames.service.tournament.manager import Tournaments
 
 BOT_SERVICE = bots_pb2.DESCRIPTOR.services_by_name["BotService"].full_name
 TOURNAMENT_SERVICE = tournament_pb2.DESCRIPTOR.services_by_name["TournamentService"].full_name

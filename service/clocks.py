@@ -1,7 +1,7 @@
 """Match clocks: a per-move time plus a time bank per seat, and what happens when they run out.
 
 The engine has no clock; this module is the service's. For each match it keeps (given its
-seat tokens and :class:`~service.tournament.log.ClockOptions`) it follows the match as a
+seat tokens and :class:`~cardgames.service.tournament.log.ClockOptions`) it follows the match as a
 spectator and, for every seat the match waits for, times the decision from the moment the
 seat is to act:
 
@@ -37,11 +37,11 @@ from typing import Any
 
 import msgspec
 
-from engine.core.events import AUTO_MOVE, DISCONNECTED, FORFEIT, TIMEOUT, ClockCharged
-from engine.core.protocol import RejectionCode, reject
-from engine.core.seat_events import timeout_events
-from service.games import Games, Rejected, ServiceError, WorkDeadline, WorkerFailed, WorkersBusy
-from service.tournament.log import ClockOptions
+from cardgames.engine.core.events import AUTO_MOVE, DISCONNECTED, FORFEIT, TIMEOUT, ClockCharged
+from cardgames.engine.core.protocol import RejectionCode, reject
+from cardgames.engine.core.seat_events import timeout_events
+from cardgames.service.games import Games, Rejected, ServiceError, WorkDeadline, WorkerFailed, WorkersBusy
+from cardgames.service.tournament.log import ClockOptions
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """The application layer: games, seats, commands, views, logs and live fan-out (no gRPC here).
 
-Every game is reached through :func:`engine.core.registry.get_game`; nothing here knows a
+Every game is reached through :func:`cardgames.engine.core.registry.get_game`; nothing here knows a
 game's rules. A live game is cached in memory with its folded state and sequence, so a
 command costs one ``decide`` and one insert, not a replay. Per game, commands are applied
 one at a time (an ``asyncio.Lock``); the store's unique (game, sequence) key still guards
@@ -21,7 +21,7 @@ its own; the match starts (its first shuffle) with the last reveal.
 
 Expensive engine work (a listing the game calls costly, a page of more than ``LOOP_COMMANDS``
 commands, a built-in bot's search or its decision among that many) runs in the worker processes
-of :mod:`service.workers`, with a deadline; ordinary positions are served here.
+of :mod:`cardgames.service.workers`, with a deadline; ordinary positions are served here.
 """
 
 from __future__ import annotations
@@ -46,20 +46,20 @@ import msgspec
 from cardgames import wire
 from eventsourcing.persistence import PersistenceError
 
-from engine.core import chain, fairness
-from engine.core.chance import ShuffleUnavailable
-from engine.core.commands import parse_command
-from engine.core.echo import clip, echo
-from engine.core.protocol import PUBLIC, GameRules, Malformed, OptionsError, Rejection, ScenarioError, Setup, Viewer
-from engine.core.registry import UnknownGame, get_game
-from engine.core.replay import fold, new_match
-from engine.core.seat_events import SeatRules, with_seat_events
-from service.audit.logfile import log_header, reveal, seat_values, with_genesis
-from service.batching import group_commit
-from service.feed import Feed
-from service.snapshots import SnapshotStore, every_from_env
-from service.store import EntropyRecord, EventStore, GameNotFound, Header, Note, StaleSequence
-from service.workers import Busy, Failed, TimedOut, Workers, page_of
+from cardgames.engine.core import chain, fairness
+from cardgames.engine.core.chance import ShuffleUnavailable
+from cardgames.engine.core.commands import parse_command
+from cardgames.engine.core.echo import clip, echo
+from cardgames.engine.core.protocol import PUBLIC, GameRules, Malformed, OptionsError, Rejection, ScenarioError, Setup, Viewer
+from cardgames.engine.core.registry import UnknownGame, get_game
+from cardgames.engine.core.replay import fold, new_match
+from cardgames.engine.core.seat_events import SeatRules, with_seat_events
+from cardgames.service.audit.logfile import log_header, reveal, seat_values, with_genesis
+from cardgames.service.batching import group_commit
+from cardgames.service.feed import Feed
+from cardgames.service.snapshots import SnapshotStore, every_from_env
+from cardgames.service.store import EntropyRecord, EventStore, GameNotFound, Header, Note, StaleSequence
+from cardgames.service.workers import Busy, Failed, TimedOut, Workers, page_of
 
 T = TypeVar("T")
 SEED_HEX = re.compile(r"[0-9a-f]{64}")
@@ -1123,7 +1123,7 @@ class Games:
         return await self._work("choose", live, seat, view, policy, rng)
 
     async def _work(self, kind: str, live: _Live, seat: int, *args: Any) -> Any:
-        """The worker task ``kind`` (service.workers.TASKS) on the seat's position, as a ServiceError if it fails."""
+        """The worker task ``kind`` (cardgames.service.workers.TASKS) on the seat's position, as a ServiceError if it fails."""
         # the worker runs the game's own rules on the game's own state (the seat-event wrapper's
         # class is made at run time: it does not pickle)
         state = live.state.game if isinstance(live.rules, SeatRules) else live.state

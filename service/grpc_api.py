@@ -64,9 +64,9 @@ from google.protobuf.message import Message
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
-from engine.core.echo import clip, echo
-from engine.core.protocol import Malformed
-from service.games import (
+from cardgames.engine.core.echo import clip, echo
+from cardgames.engine.core.protocol import Malformed
+from cardgames.service.games import (
     EntropyStatus,
     Entry,
     GameNotFoundError,

@@ -35,8 +35,8 @@ from google.protobuf.message import DecodeError
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
-from service.games import InvalidRequest
-from service.grpc_api import DOMAIN, SERVICE_NAME, TOKEN_METADATA, error_status
+from cardgames.service.games import InvalidRequest
+from cardgames.service.grpc_api import DOMAIN, SERVICE_NAME, TOKEN_METADATA, error_status
 
 #: How many callers' buckets (proven tokens and addresses) and addresses' buckets to keep: the least
 #: recently used go first. Both tables full take about 48 MB.

@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
-import engine
-
+from cardgames import engine
 #: The build's record of the sources it compiled (written by setup.py).
 MANIFEST_NAME = "compiled_sources.json"
 REINSTALL = "pip install -e . again (or CARDGAMES_PURE_PYTHON=1 pip install -e . for no compiled modules)"
@@ -39,8 +38,8 @@ class NativeBuild:
 
 
 def module_of(relative: str) -> str:
-    """The module a source file holds: ``engine/seep/legal.py`` -> ``engine.seep.legal``."""
-    return relative.removesuffix(".py").replace("/", ".")
+    """The module a source file holds: ``engine/seep/legal.py`` -> ``cardgames.engine.seep.legal``."""
+    return "cardgames." + relative.removesuffix(".py").replace("/", ".")
 
 
 def _digest(path: Path) -> str:

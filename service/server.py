@@ -1,7 +1,7 @@
 """The gRPC server: GameService, health (grpc.health.v1) and reflection (v1 and v1alpha), on grpc.aio.
 
 Optional: TLS (``tls=(certificate_chain_pem, private_key_pem)``) and per-caller rate
-limits (``limits``, see :mod:`service.guards`). Undecodable requests are always refused with
+limits (``limits``, see :mod:`cardgames.service.guards`). Undecodable requests are always refused with
 INVALID_ARGUMENT. With a shared store (PostgreSQL) the application layer subscribes to the
 store's feed, so several processes can serve the same games (docs/operations.md).
 """
@@ -20,15 +20,15 @@ import grpc
 from cardgames.v1 import game_service_pb2_grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
-from engine.core.echo import echo
-from service.bots_server import NAMES as BOT_SERVICE_NAMES
-from service.bots_server import BotServices, add_bot_services
-from service.games import Games
-from service.grpc_api import SERVICE_NAME, GameServiceApi, PreEncoded
-from service.guards import Limits, MalformedRequests, RateLimit
-from service.reflection import Health, enable_reflection
-from service.store import EventStore
-from service.workers import Workers
+from cardgames.engine.core.echo import echo
+from cardgames.service.bots_server import NAMES as BOT_SERVICE_NAMES
+from cardgames.service.bots_server import BotServices, add_bot_services
+from cardgames.service.games import Games
+from cardgames.service.grpc_api import SERVICE_NAME, GameServiceApi, PreEncoded
+from cardgames.service.guards import Limits, MalformedRequests, RateLimit
+from cardgames.service.reflection import Health, enable_reflection
+from cardgames.service.store import EventStore
+from cardgames.service.workers import Workers
 
 DEFAULT_ADDRESS = "127.0.0.1:50051"
 #: Server options. gRPC sets SO_REUSEPORT on its listening sockets by default, so a second server
@@ -108,7 +108,7 @@ async def start(
 
     ``tls``: (PEM certificate chain, PEM private key) to serve over TLS only; ``limits``: per-caller
     rate limits (None: none); ``games``: an application layer to serve instead of a new one on ``store``;
-    ``workers``: its engine worker processes (default: service.workers' defaults, started when first needed).
+    ``workers``: its engine worker processes (default: cardgames.service.workers' defaults, started when first needed).
     """
     host, port = parse_address(address)  # before anything: grpc would wrap a port past 65535
     if games is None:

@@ -30,8 +30,8 @@ from uuid import UUID
 import msgspec
 from eventsourcing.persistence import AggregateRecorder, InfrastructureFactory, IntegrityError, StoredEvent
 
-from engine.core.protocol import GameRules
-from engine.core.replay import fold
+from cardgames.engine.core.protocol import GameRules
+from cardgames.engine.core.replay import fold
 
 ENV_SNAPSHOT_EVERY = "CARDGAMES_SNAPSHOT_EVERY"
 #: Default K: a snapshot after the command that crosses each multiple of K events.

@@ -95,7 +95,7 @@ def spawn_server(
 
     ``store`` None: no ``--store`` (the environment's ``CARDGAMES_STORE`` or the default applies).
     """
-    command = [sys.executable, "-c", "from service.cli import main; main()", "serve", "--address", address,
+    command = [sys.executable, "-c", "from cardgames.service.cli import main; main()", "serve", "--address", address,
                *(["--store", store] if store is not None else []), *args]
     log_file = tempfile.NamedTemporaryFile(prefix="cardgames-serve-", suffix=".log", delete=False)  # noqa: SIM115
     process = subprocess.Popen(

@@ -61,7 +61,7 @@ from eventsourcing.persistence import (
 from eventsourcing.sqlite import SQLiteConnection, SQLiteConnectionPool
 from eventsourcing.utils import Environment
 
-from engine.core.protocol import GameRules
+from cardgames.engine.core.protocol import GameRules
 
 DEFAULT_SQLITE = Path("data") / "cardgames.sqlite"
 ENV_STORE = "CARDGAMES_STORE"

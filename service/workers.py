@@ -72,7 +72,7 @@ ATTEMPTS = 2
 #: Seconds without workers after one could not even start (no loop of processes that die at once).
 START_AGAIN_AFTER = 5.0
 #: What a worker process runs.
-WORKER_MAIN = "from service.workers import main; main()"
+WORKER_MAIN = "from cardgames.service.workers import main; main()"
 _HEADER = struct.Struct("!Q")
 _ROOT = str(Path(__file__).resolve().parent.parent)
 
@@ -129,7 +129,7 @@ _MADE = [0]
 def _listing(game: str, key: Hashable, state: Any, seat: int) -> Sequence[Any]:
     listing = _LISTINGS.get(key)
     if listing is None:
-        from engine.core.registry import get_game
+        from cardgames.engine.core.registry import get_game
 
         listing = _LISTINGS[key] = get_game(game).legal_commands(state, seat)
         _MADE[0] += 1
@@ -201,11 +201,11 @@ def main() -> None:
     with contextlib.suppress(OSError, AttributeError):  # (AttributeError: not on Linux)
         os.nice(NICENESS)
         os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
-    from engine.core.registry import available_games
+    from cardgames.engine.core.registry import available_games
 
     available_games()  # every game imported now, not in the first task's time
     with contextlib.suppress(ImportError):
-        import engine.bots  # noqa: F401  (the policies of decisions)
+        import cardgames.engine.bots  # noqa: F401  (the policies of decisions)
     tasks = sys.stdin.buffer
     with contextlib.suppress(BrokenPipeError):  # the server is gone: so are we
         _write(answers, ("ready", os.getpid()))

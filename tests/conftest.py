@@ -6,9 +6,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-
-from service.server import Running, start
-from service.store import EventStore
+from cardgames.service.server import Running, start
+from cardgames.service.store import EventStore
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
@@ -32,7 +31,7 @@ async def server() -> AsyncIterator[Running]:
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Stop at once when compiled engine modules are older than their sources (setup.py)."""
-    from service.native import REINSTALL, native_build
+    from cardgames.service.native import REINSTALL, native_build
 
     build = native_build()
     if build.stale:

@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from cardgames.service.conformance import ScenarioFailure, run_paths, run_scenario
+from cardgames.service.conformance.compare import mismatch
 
-from service.conformance import ScenarioFailure, run_paths, run_scenario
-from service.conformance.compare import mismatch
 from tests.conftest import CONFORMANCE
 
 VECTORS = sorted(CONFORMANCE.rglob("*.json")) if CONFORMANCE.is_dir() else []
@@ -36,7 +36,7 @@ def test_runner_lines_summary_and_exit_code(tmp_path: Path) -> None:
     assert lines[-1] == "0 passed, 2 failed"
     assert any(line.startswith("FAIL bad: scenario error: unknown game") for line in lines)
     result = subprocess.run(
-        [sys.executable, "-m", "service.conformance", str(tmp_path)], capture_output=True, text=True
+        [sys.executable, "-m", "cardgames.service.conformance", str(tmp_path)], capture_output=True, text=True
     )
     assert result.returncode == 1
     assert result.stdout.strip().endswith("0 passed, 2 failed")

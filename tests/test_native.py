@@ -10,8 +10,7 @@ from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
 import pytest
-
-from service.native import MANIFEST_NAME, module_of, native_build
+from cardgames.service.native import MANIFEST_NAME, module_of, native_build
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -35,12 +34,12 @@ def test_a_source_changed_after_the_build_is_stale(tmp_path: Path) -> None:
         compiled=["engine/a/legal.py", "engine/a/rules.py"],
         recorded={"engine/a/legal.py": digest, "engine/a/rules.py": digest},
     )
-    assert native_build(tmp_path).compiled == ("engine.a.legal", "engine.a.rules")
+    assert native_build(tmp_path).compiled == ("cardgames.engine.a.legal", "cardgames.engine.a.rules")
     assert native_build(tmp_path).stale == ()
     (tmp_path / "engine/a/rules.py").write_text(built + "# changed\n")
     build = native_build(tmp_path)
-    assert build.stale == ("engine.a.rules",)
-    assert "STALE (engine.a.rules)" in build.describe() and "pip install -e ." in build.describe()
+    assert build.stale == ("cardgames.engine.a.rules",)
+    assert "STALE (cardgames.engine.a.rules)" in build.describe() and "pip install -e ." in build.describe()
 
 
 def test_a_pure_python_tree_has_nothing_compiled(tmp_path: Path) -> None:

@@ -12,8 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
-
-from service.conformance import run_scenario
+from cardgames.service.conformance import run_scenario
 
 FOLDER = Path(__file__).parent / "vectors"
 VECTORS = sorted(FOLDER.rglob("*.json"))

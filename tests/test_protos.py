@@ -179,9 +179,8 @@ def test_proto_comments_name_only_files_in_the_repository() -> None:
 
 
 def test_every_game_has_its_messages_in_the_top_level_oneofs() -> None:
+    from cardgames.engine.core.registry import GAME_MODULES
     from cardgames.v1 import game_service_pb2
-
-    from engine.core.registry import GAME_MODULES
 
     for wrapper in (game_service_pb2.Command, game_service_pb2.Event, game_service_pb2.Options,
                     game_service_pb2.View):

@@ -7,15 +7,14 @@ import re
 from typing import Any
 
 import pytest
-
-from engine.all_fours.events import HandScored
-from engine.bots import get_policy
-from engine.core.protocol import Setup
-from engine.core.registry import GAME_MODULES, get_game
-from engine.core.replay import new_match
-from engine.core.wording import a_number, plural
-from engine.seep.events import Built
-from engine.seep.events import MatchCreated as SeepMatchCreated
+from cardgames.engine.all_fours.events import HandScored
+from cardgames.engine.bots import get_policy
+from cardgames.engine.core.protocol import Setup
+from cardgames.engine.core.registry import GAME_MODULES, get_game
+from cardgames.engine.core.replay import new_match
+from cardgames.engine.core.wording import a_number, plural
+from cardgames.engine.seep.events import Built
+from cardgames.engine.seep.events import MatchCreated as SeepMatchCreated
 
 
 def heuristic_match(name: str, seed: str, options: dict[str, Any] | None = None) -> tuple[Any, list[Any]]:

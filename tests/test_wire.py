@@ -14,14 +14,13 @@ from typing import Any
 import msgspec
 import pytest
 from cardgames import wire
+from cardgames.engine.core.commands import parse_command
+from cardgames.engine.core.events import MatchSeeded, Shuffled, match_seeded, redact_core
+from cardgames.engine.core.protocol import GameRules, Setup
+from cardgames.engine.core.registry import GAME_MODULES, get_game
+from cardgames.engine.core.replay import new_match
 from cardgames.v1 import common_pb2, game_service_pb2
 from google.protobuf.descriptor import FieldDescriptor
-
-from engine.core.commands import parse_command
-from engine.core.events import MatchSeeded, Shuffled, match_seeded, redact_core
-from engine.core.protocol import GameRules, Setup
-from engine.core.registry import GAME_MODULES, get_game
-from engine.core.replay import new_match
 
 mi = msgspec.inspect
 

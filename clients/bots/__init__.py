@@ -1,5 +1,5 @@
 """Bots built on the Python client: each holds one seat's token and nothing else."""
 
-from clients.bots.random_bot import RandomBot
+from cardgames.clients.bots.random_bot import RandomBot
 
 __all__ = ["RandomBot"]

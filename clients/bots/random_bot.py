@@ -18,9 +18,9 @@ import random
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from clients.client import SeatHandle
-from clients.errors import CommandRejected, ServiceUnavailable, StaleSequence
-from clients.models import Accepted, LegalCommands, Update, View
+from cardgames.clients.client import SeatHandle
+from cardgames.clients.errors import CommandRejected, ServiceUnavailable, StaleSequence
+from cardgames.clients.models import Accepted, LegalCommands, Update, View
 
 #: The reason of a command refused because the seat's match clock ran out first.
 DEADLINE_PASSED = "DEADLINE_PASSED"

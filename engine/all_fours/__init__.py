@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from typing import Final
 
-from engine.all_fours.commands import Command
-from engine.all_fours.config import DEFAULT_PLAYERS, PLAYER_COUNTS, Config, make_config
-from engine.all_fours.describe import describe, score_sheet
-from engine.all_fours.determinize import determinize, remember, search_episode, search_reward
-from engine.all_fours.events import Event
-from engine.all_fours.evolve import evolve
-from engine.all_fours.heuristic import heuristic_policy
-from engine.all_fours.legal import legal_commands
-from engine.all_fours.rules import decide, start
-from engine.all_fours.snapshot import from_snapshot, snapshot
-from engine.all_fours.state import State, initial, is_over, outcome, to_act
-from engine.all_fours.view import View, audience, redact, view
+from cardgames.engine.all_fours.commands import Command
+from cardgames.engine.all_fours.config import DEFAULT_PLAYERS, PLAYER_COUNTS, Config, make_config
+from cardgames.engine.all_fours.describe import describe, score_sheet
+from cardgames.engine.all_fours.determinize import determinize, remember, search_episode, search_reward
+from cardgames.engine.all_fours.events import Event
+from cardgames.engine.all_fours.evolve import evolve
+from cardgames.engine.all_fours.heuristic import heuristic_policy
+from cardgames.engine.all_fours.legal import legal_commands
+from cardgames.engine.all_fours.rules import decide, start
+from cardgames.engine.all_fours.snapshot import from_snapshot, snapshot
+from cardgames.engine.all_fours.state import State, initial, is_over, outcome, to_act
+from cardgames.engine.all_fours.view import View, audience, redact, view
 
 NAME: Final = "all_fours"
 TITLE: Final = "All Fours (Trinidad)"

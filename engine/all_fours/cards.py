@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from engine.core.cards import STANDARD_PACK
+from cardgames.engine.core.cards import STANDARD_PACK
 
 #: Ranks from low to high within a suit (A2): 2 .. 10, J, Q, K, A.
 RANK_ORDER: Final = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")

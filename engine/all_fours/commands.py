@@ -6,7 +6,7 @@ from typing import Final, TypeAlias
 
 import msgspec
 
-from engine.core.cards import STANDARD_PACK
+from cardgames.engine.core.cards import STANDARD_PACK
 
 
 class Stand(msgspec.Struct, frozen=True, tag="stand", tag_field="type"):

@@ -7,10 +7,10 @@ from typing import Any, Final
 
 import msgspec
 
-from engine.core.cards import RANKS
-from engine.core.echo import echo
-from engine.core.options import IntRange, bounded, refuse_unknown
-from engine.core.protocol import OptionsError
+from cardgames.engine.core.cards import RANKS
+from cardgames.engine.core.echo import echo
+from cardgames.engine.core.options import IntRange, bounded, refuse_unknown
+from cardgames.engine.core.protocol import OptionsError
 
 PLAYER_COUNTS: Final = (2, 4)
 DEFAULT_PLAYERS: Final = 4

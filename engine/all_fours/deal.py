@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from engine.all_fours.cards import POWER
-from engine.all_fours.config import Config
-from engine.all_fours.events import (
+from cardgames.engine.all_fours.cards import POWER
+from cardgames.engine.all_fours.config import Config
+from cardgames.engine.all_fours.events import (
     CardsDealt,
     CardsDelivered,
     CardTurnedUp,
@@ -19,11 +19,11 @@ from engine.all_fours.events import (
     TrumpFixed,
     TurnUpSetAside,
 )
-from engine.all_fours.scoring import kick
-from engine.all_fours.state import State
-from engine.core.cards import STANDARD_PACK
-from engine.core.chance import Chance, advance, next_order
-from engine.core.events import Shuffled
+from cardgames.engine.all_fours.scoring import kick
+from cardgames.engine.all_fours.state import State
+from cardgames.engine.core.cards import STANDARD_PACK
+from cardgames.engine.core.chance import Chance, advance, next_order
+from cardgames.engine.core.events import Shuffled
 
 
 def shuffle(events: list[Any], chance: Chance) -> tuple[tuple[str, ...], Chance]:

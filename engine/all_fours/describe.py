@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from engine.all_fours.events import (
+from cardgames.engine.all_fours.events import (
     Begged,
     CardExposed,
     CardPlayed,
@@ -27,7 +27,7 @@ from engine.all_fours.events import (
     TrumpFixed,
     TurnUpSetAside,
 )
-from engine.core.score_sheet import Row, ScoreSheet, team_side
+from cardgames.engine.core.score_sheet import Row, ScoreSheet, team_side
 
 REASONS = {
     "kick": "Kick",

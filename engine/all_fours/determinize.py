@@ -25,14 +25,14 @@ from collections.abc import Hashable, Sequence
 
 import msgspec
 
-from engine.all_fours.cards import count_points, side_of
-from engine.all_fours.config import Config
-from engine.all_fours.state import PLAY, Played, State
-from engine.all_fours.tricks import trick_winner
-from engine.all_fours.view import View
-from engine.bots.dealing import deal
-from engine.core.cards import STANDARD_PACK
-from engine.core.chance import Chance
+from cardgames.engine.all_fours.cards import count_points, side_of
+from cardgames.engine.all_fours.config import Config
+from cardgames.engine.all_fours.state import PLAY, Played, State
+from cardgames.engine.all_fours.tricks import trick_winner
+from cardgames.engine.all_fours.view import View
+from cardgames.engine.bots.dealing import deal
+from cardgames.engine.core.cards import STANDARD_PACK
+from cardgames.engine.core.chance import Chance
 
 
 def _suit(card: str) -> str:

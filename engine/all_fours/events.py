@@ -6,8 +6,8 @@ from typing import TypeAlias
 
 import msgspec
 
-from engine.all_fours.config import Config
-from engine.core.events import ClockCharged, MatchSeeded, SeatTimedOut, Shuffled
+from cardgames.engine.all_fours.config import Config
+from cardgames.engine.core.events import ClockCharged, MatchSeeded, SeatTimedOut, Shuffled
 
 
 class Cut(msgspec.Struct, frozen=True):

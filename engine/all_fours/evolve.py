@@ -8,8 +8,8 @@ from typing import Any
 
 from msgspec.structs import replace
 
-from engine.all_fours.cards import side_of
-from engine.all_fours.events import (
+from cardgames.engine.all_fours.cards import side_of
+from cardgames.engine.all_fours.events import (
     Begged,
     CardExposed,
     CardPlayed,
@@ -31,10 +31,10 @@ from engine.all_fours.events import (
     TrumpFixed,
     TurnUpSetAside,
 )
-from engine.all_fours.state import BEG, DEAL, DEALER_CHOICE, OVER, PLAY, Award, LastHand, Played, State, empty_hands
-from engine.core.cards import STANDARD_PACK
-from engine.core.chance import advance
-from engine.core.events import ClockCharged, MatchSeeded, SeatTimedOut, Shuffled
+from cardgames.engine.all_fours.state import BEG, DEAL, DEALER_CHOICE, OVER, PLAY, Award, LastHand, Played, State, empty_hands
+from cardgames.engine.core.cards import STANDARD_PACK
+from cardgames.engine.core.chance import advance
+from cardgames.engine.core.events import ClockCharged, MatchSeeded, SeatTimedOut, Shuffled
 
 
 def _replace_at(items: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:

@@ -20,13 +20,13 @@ import random
 from collections.abc import Sequence
 from typing import Any, Final
 
-from engine.all_fours.cards import COUNT, POWER, side_of
-from engine.all_fours.commands import BEG, GIVE_ONE, RUN_PACK, STAND, Beg, GiveOne, Play, RunPack, Stand
-from engine.all_fours.config import Config
-from engine.all_fours.state import Played
-from engine.all_fours.tricks import trick_winner
-from engine.all_fours.view import View
-from engine.core.cards import STANDARD_PACK, SUITS
+from cardgames.engine.all_fours.cards import COUNT, POWER, side_of
+from cardgames.engine.all_fours.commands import BEG, GIVE_ONE, RUN_PACK, STAND, Beg, GiveOne, Play, RunPack, Stand
+from cardgames.engine.all_fours.config import Config
+from cardgames.engine.all_fours.state import Played
+from cardgames.engine.all_fours.tricks import trick_winner
+from cardgames.engine.all_fours.view import View
+from cardgames.engine.core.cards import STANDARD_PACK, SUITS
 
 #: The 13 cards of each suit.
 SUIT_CARDS: Final[dict[str, tuple[str, ...]]] = {

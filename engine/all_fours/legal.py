@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.all_fours.cards import side_of
-from engine.all_fours.commands import BEG, GIVE_ONE, PLAYS, RUN_PACK, STAND, Call
-from engine.all_fours.state import BEG as BEG_PHASE
-from engine.all_fours.state import DEALER_CHOICE, PLAY, State
-from engine.all_fours.tricks import legal_cards
+from cardgames.engine.all_fours.cards import side_of
+from cardgames.engine.all_fours.commands import BEG, GIVE_ONE, PLAYS, RUN_PACK, STAND, Call
+from cardgames.engine.all_fours.state import BEG as BEG_PHASE
+from cardgames.engine.all_fours.state import DEALER_CHOICE, PLAY, State
+from cardgames.engine.all_fours.tricks import legal_cards
 
 
 def _holds_turn_up_suit(state: State, seat: int) -> bool:

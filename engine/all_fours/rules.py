@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from engine.all_fours.cards import POWER, side_of
-from engine.all_fours.commands import Beg, Call, GiveOne, Play, RunPack, Stand
-from engine.all_fours.config import Config
-from engine.all_fours.deal import cut_for_dealer, deal, fix_trump, run_pack
-from engine.all_fours.events import (
+from cardgames.engine.all_fours.cards import POWER, side_of
+from cardgames.engine.all_fours.commands import Beg, Call, GiveOne, Play, RunPack, Stand
+from cardgames.engine.all_fours.config import Config
+from cardgames.engine.all_fours.deal import cut_for_dealer, deal, fix_trump, run_pack
+from cardgames.engine.all_fours.events import (
     Begged,
     CardExposed,
     CardPlayed,
@@ -19,13 +19,13 @@ from engine.all_fours.events import (
     Stood,
     TrickWon,
 )
-from engine.all_fours.legal import give_one_forbidden, stand_forbidden
-from engine.all_fours.scoring import award, score_hand, win
-from engine.all_fours.state import BEG, DEALER_CHOICE, OVER, PLAY, SIDES, Played, State
-from engine.all_fours.tricks import legal_cards, trick_winner
-from engine.all_fours.view import hand_hidden
-from engine.core.events import match_seeded
-from engine.core.protocol import Malformed, Rejection, RejectionCode, ScenarioError, Setup, reject
+from cardgames.engine.all_fours.legal import give_one_forbidden, stand_forbidden
+from cardgames.engine.all_fours.scoring import award, score_hand, win
+from cardgames.engine.all_fours.state import BEG, DEALER_CHOICE, OVER, PLAY, SIDES, Played, State
+from cardgames.engine.all_fours.tricks import legal_cards, trick_winner
+from cardgames.engine.all_fours.view import hand_hidden
+from cardgames.engine.core.events import match_seeded
+from cardgames.engine.core.protocol import Malformed, Rejection, RejectionCode, ScenarioError, Setup, reject
 
 GAME_OVER = RejectionCode.GAME_OVER
 NOT_YOUR_TURN = RejectionCode.NOT_YOUR_TURN

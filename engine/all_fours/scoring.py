@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.all_fours.cards import POWER, count_points, side_of
-from engine.all_fours.config import Config
-from engine.all_fours.events import HandScored, MatchWon, PointsScored
+from cardgames.engine.all_fours.cards import POWER, count_points, side_of
+from cardgames.engine.all_fours.config import Config
+from cardgames.engine.all_fours.events import HandScored, MatchWon, PointsScored
 
 
 def award(

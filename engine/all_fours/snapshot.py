@@ -7,11 +7,11 @@ from typing import Any
 
 import msgspec
 
-from engine.all_fours.config import Config
-from engine.all_fours.state import BEG, DEALER_CHOICE, OVER, PLAY, SIDES, LastHand, Played, State
-from engine.core.cards import STANDARD_CARDS, STANDARD_PACK
-from engine.core.chance import Chance
-from engine.core.protocol import ScenarioError, Setup
+from cardgames.engine.all_fours.config import Config
+from cardgames.engine.all_fours.state import BEG, DEALER_CHOICE, OVER, PLAY, SIDES, LastHand, Played, State
+from cardgames.engine.core.cards import STANDARD_CARDS, STANDARD_PACK
+from cardgames.engine.core.chance import Chance
+from cardgames.engine.core.protocol import ScenarioError, Setup
 
 KEYS = (
     "dealer", "phase", "to_act", "hand_size", "hands", "stock", "turn_up", "trump", "set_aside",

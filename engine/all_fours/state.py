@@ -6,10 +6,10 @@ from typing import Final
 
 import msgspec
 
-from engine.all_fours.cards import side_of
-from engine.all_fours.config import Config
-from engine.core.cards import STANDARD_PACK
-from engine.core.chance import Chance
+from cardgames.engine.all_fours.cards import side_of
+from cardgames.engine.all_fours.config import Config
+from cardgames.engine.core.cards import STANDARD_PACK
+from cardgames.engine.core.chance import Chance
 
 #: Phases. ``created`` and ``deal`` only exist between the events of one command;
 #: the snapshot phases are ``beg``, ``dealer_choice``, ``play`` and ``over`` (A3).

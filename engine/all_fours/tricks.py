@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from engine.all_fours.cards import POWER
-from engine.all_fours.config import Config
-from engine.all_fours.state import Played
+from cardgames.engine.all_fours.cards import POWER
+from cardgames.engine.all_fours.config import Config
+from cardgames.engine.all_fours.state import Played
 
 #: The last answer for a trick in progress: (hand, trick, trump, config, legal cards).
 _last: tuple[Any, ...] = ((), (), None, None, ())

@@ -7,10 +7,10 @@ from typing import Any
 import msgspec
 from msgspec.structs import replace
 
-from engine.all_fours.events import CardsDealt, CardsDelivered
-from engine.all_fours.state import OVER, LastHand, Played, State
-from engine.core.events import MatchSeeded, Shuffled, redact_core
-from engine.core.protocol import HIDDEN, PUBLIC, Audience, Viewer
+from cardgames.engine.all_fours.events import CardsDealt, CardsDelivered
+from cardgames.engine.all_fours.state import OVER, LastHand, Played, State
+from cardgames.engine.core.events import MatchSeeded, Shuffled, redact_core
+from cardgames.engine.core.protocol import HIDDEN, PUBLIC, Audience, Viewer
 
 
 class View(msgspec.Struct, frozen=True):

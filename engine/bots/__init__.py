@@ -1,18 +1,18 @@
 """Built-in bots for every game, in three strengths, and an in-process arena to compare them.
 
 ``get_policy(game, "random" | "heuristic" | "ismcts", config=..., **budget)`` gives a
-:class:`Policy`; ``engine.bots.arena`` plays matches between policies. Bots see only
-their seat's view (``engine.bots.policy``).
+:class:`Policy`; ``cardgames.engine.bots.arena`` plays matches between policies. Bots see only
+their seat's view (``cardgames.engine.bots.policy``).
 """
 
 from __future__ import annotations
 
 from typing import Any, Final
 
-from engine.bots.ismcts import ISMCTSPolicy
-from engine.bots.policy import BotRules, BotsUnavailable, Policy, bot_rules
-from engine.bots.random_policy import RandomPolicy
-from engine.core.registry import get_game
+from cardgames.engine.bots.ismcts import ISMCTSPolicy
+from cardgames.engine.bots.policy import BotRules, BotsUnavailable, Policy, bot_rules
+from cardgames.engine.bots.random_policy import RandomPolicy
+from cardgames.engine.core.registry import get_game
 
 #: The strengths, weakest first.
 KINDS: Final = ("random", "heuristic", "ismcts")

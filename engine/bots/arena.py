@@ -7,7 +7,7 @@ player sees every move at the table. ``run_arena`` plays ``deals``
 seeds, each once per rotation of the entrants around the table, so every entrant
 meets the same cards from every seat (a duplicate format: the luck of the deal
 cancels within a pair). ``compare`` turns the records into wins, losses, ties and the
-significance of the difference (``engine.bots.stats``).
+significance of the difference (``cardgames.engine.bots.stats``).
 
 Everything is deterministic given the base seed: match seeds come from SHA-256 of the
 base seed and the deal number, each seat's rng from the match seed and the seat.
@@ -22,11 +22,11 @@ from typing import Any, cast
 
 import msgspec
 
-from engine.bots.policy import Observer, Policy
-from engine.bots.stats import Significance, binomial_test
-from engine.core.protocol import Rejection, Setup
-from engine.core.registry import get_game
-from engine.core.replay import new_match
+from cardgames.engine.bots.policy import Observer, Policy
+from cardgames.engine.bots.stats import Significance, binomial_test
+from cardgames.engine.core.protocol import Rejection, Setup
+from cardgames.engine.core.registry import get_game
+from cardgames.engine.core.replay import new_match
 
 #: A match longer than this many decisions is a bug (a game or a bot that loops).
 MAX_DECISIONS = 200_000

@@ -37,15 +37,15 @@ from collections.abc import Callable, Hashable, Sequence
 from statistics import NormalDist
 from typing import Any
 
-from engine.bots.policy import BotRules, Policy, bot_rules
-from engine.core.lazy_listing import spread
-from engine.core.protocol import GameRules, Rejection
-from engine.core.registry import get_game
+from cardgames.engine.bots.policy import BotRules, Policy, bot_rules
+from cardgames.engine.core.lazy_listing import spread
+from cardgames.engine.core.protocol import GameRules, Rejection
+from cardgames.engine.core.registry import get_game
 
 #: A rollout longer than this many commands is a bug of the game's episode key.
 MAX_ROLLOUT = 10_000
 #: The most commands of one position the tree considers, at the root and below: that many spread
-#: over the listing (:func:`engine.core.lazy_listing.spread`) when there are more. A crowded Seep
+#: over the listing (:func:`cardgames.engine.core.lazy_listing.spread`) when there are more. A crowded Seep
 #: floor lists tens of thousands of groupings, and billions under the option to throw any card.
 MOVES_AT_MOST = 2_000
 

@@ -18,7 +18,7 @@ import random
 from collections.abc import Hashable, Sequence
 from typing import Any, Protocol, cast
 
-from engine.core.registry import get_game
+from cardgames.engine.core.registry import get_game
 
 
 class Policy(Protocol):

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Final
 
-from engine.contract_rummy.commands import Command
-from engine.contract_rummy.config import DEFAULT_PLAYERS, PLAYER_COUNTS, Config, make_config
-from engine.contract_rummy.deal import start
-from engine.contract_rummy.describe import describe, score_sheet
-from engine.contract_rummy.determinize import (
+from cardgames.engine.contract_rummy.commands import Command
+from cardgames.engine.contract_rummy.config import DEFAULT_PLAYERS, PLAYER_COUNTS, Config, make_config
+from cardgames.engine.contract_rummy.deal import start
+from cardgames.engine.contract_rummy.describe import describe, score_sheet
+from cardgames.engine.contract_rummy.determinize import (
     SEARCH_CANDIDATES,
     SEARCH_HORIZON,
     SEARCH_ROLLOUT,
@@ -17,14 +17,14 @@ from engine.contract_rummy.determinize import (
     search_episode,
     search_reward,
 )
-from engine.contract_rummy.events import Event
-from engine.contract_rummy.evolve import evolve
-from engine.contract_rummy.heuristic import heuristic_policy
-from engine.contract_rummy.legal import legal_commands
-from engine.contract_rummy.rules import decide
-from engine.contract_rummy.snapshot import from_snapshot, snapshot
-from engine.contract_rummy.state import State, initial, is_over, outcome, to_act
-from engine.contract_rummy.view import View, audience, redact, view
+from cardgames.engine.contract_rummy.events import Event
+from cardgames.engine.contract_rummy.evolve import evolve
+from cardgames.engine.contract_rummy.heuristic import heuristic_policy
+from cardgames.engine.contract_rummy.legal import legal_commands
+from cardgames.engine.contract_rummy.rules import decide
+from cardgames.engine.contract_rummy.snapshot import from_snapshot, snapshot
+from cardgames.engine.contract_rummy.state import State, initial, is_over, outcome, to_act
+from cardgames.engine.contract_rummy.view import View, audience, redact, view
 
 NAME: Final = "contract_rummy"
 TITLE: Final = "Contract Rummy"

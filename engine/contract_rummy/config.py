@@ -7,10 +7,10 @@ from typing import Any, Final
 
 import msgspec
 
-from engine.core.cards import pack
-from engine.core.echo import echo
-from engine.core.options import IntRange, bounded, refuse_unknown
-from engine.core.protocol import OptionsError
+from cardgames.engine.core.cards import pack
+from cardgames.engine.core.echo import echo
+from cardgames.engine.core.options import IntRange, bounded, refuse_unknown
+from cardgames.engine.core.protocol import OptionsError
 
 DEFAULT_PLAYERS: Final = 4
 PLAYER_COUNTS: Final = (3, 4, 5, 6, 7, 8)

@@ -12,8 +12,8 @@ from typing import Any, Final
 
 from msgspec.structs import replace
 
-from engine.contract_rummy.config import CONTRACTS, DEALS, Config
-from engine.contract_rummy.events import (
+from cardgames.engine.contract_rummy.config import CONTRACTS, DEALS, Config
+from cardgames.engine.contract_rummy.events import (
     CardsDealt,
     DealBlocked,
     DealerCardDrawn,
@@ -25,13 +25,13 @@ from engine.contract_rummy.events import (
     PlayerWentOut,
     UpcardTurned,
 )
-from engine.contract_rummy.evolve import evolve
-from engine.contract_rummy.melds import penalty
-from engine.contract_rummy.state import State, initial, winners_of
-from engine.core.cards import JOKER, rank_number
-from engine.core.chance import Chance, advance, next_order
-from engine.core.events import Shuffled, match_seeded
-from engine.core.protocol import ScenarioError, Setup
+from cardgames.engine.contract_rummy.evolve import evolve
+from cardgames.engine.contract_rummy.melds import penalty
+from cardgames.engine.contract_rummy.state import State, initial, winners_of
+from cardgames.engine.core.cards import JOKER, rank_number
+from cardgames.engine.core.chance import Chance, advance, next_order
+from cardgames.engine.core.events import Shuffled, match_seeded
+from cardgames.engine.core.protocol import ScenarioError, Setup
 
 #: The seed of shuffles that neither a stacked deck nor the match's seed covers (FORMAT.md:
 #: "the engine shuffles by its own means"); fixed so that such a match stays reproducible.

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from engine.contract_rummy.events import (
+from cardgames.engine.contract_rummy.events import (
     CardLaidOff,
     CardsDealt,
     ContractMelded,
@@ -27,7 +27,7 @@ from engine.contract_rummy.events import (
     StockRefilled,
     UpcardTurned,
 )
-from engine.core.score_sheet import Row, ScoreSheet, seat_sides
+from cardgames.engine.core.score_sheet import Row, ScoreSheet, seat_sides
 
 
 def _cards(cards: Sequence[str]) -> str:

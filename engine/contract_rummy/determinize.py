@@ -15,12 +15,12 @@ import random
 from collections import Counter
 from collections.abc import Hashable
 
-from engine.contract_rummy.config import Config, deck_for
-from engine.contract_rummy.heuristic import POTENTIAL_WEIGHT, meld_potential
-from engine.contract_rummy.melds import hand_code, penalty
-from engine.contract_rummy.state import OVER, State, contract
-from engine.contract_rummy.view import View
-from engine.core.chance import Chance
+from cardgames.engine.contract_rummy.config import Config, deck_for
+from cardgames.engine.contract_rummy.heuristic import POTENTIAL_WEIGHT, meld_potential
+from cardgames.engine.contract_rummy.melds import hand_code, penalty
+from cardgames.engine.contract_rummy.state import OVER, State, contract
+from cardgames.engine.contract_rummy.view import View
+from cardgames.engine.core.chance import Chance
 
 #: Plies searched past the root: about two turns of every player at a four-player table.
 SEARCH_HORIZON = 16

@@ -6,8 +6,8 @@ from typing import TypeAlias
 
 import msgspec
 
-from engine.contract_rummy.config import Config
-from engine.core.events import ClockCharged, MatchSeeded, SeatTimedOut, Shuffled
+from cardgames.engine.contract_rummy.config import Config
+from cardgames.engine.core.events import ClockCharged, MatchSeeded, SeatTimedOut, Shuffled
 
 
 class MatchCreated(msgspec.Struct, frozen=True, tag="match_created", tag_field="type"):

@@ -7,7 +7,7 @@ from typing import Any
 
 from msgspec.structs import replace
 
-from engine.contract_rummy.events import (
+from cardgames.engine.contract_rummy.events import (
     CardLaidOff,
     CardsDealt,
     ContractMelded,
@@ -28,8 +28,8 @@ from engine.contract_rummy.events import (
     StockRefilled,
     UpcardTurned,
 )
-from engine.contract_rummy.melds import POSITION, RUN, Meld, extend, face, hand_code, replace_joker
-from engine.contract_rummy.state import (
+from cardgames.engine.contract_rummy.melds import POSITION, RUN, Meld, extend, face, hand_code, replace_joker
+from cardgames.engine.contract_rummy.state import (
     DEAL,
     DIG,
     DISCARD,
@@ -42,8 +42,8 @@ from engine.contract_rummy.state import (
     remove_cards,
     trim_known,
 )
-from engine.core.chance import advance
-from engine.core.events import ClockCharged, MatchSeeded, SeatTimedOut, Shuffled
+from cardgames.engine.core.chance import advance
+from cardgames.engine.core.events import ClockCharged, MatchSeeded, SeatTimedOut, Shuffled
 
 
 def _set(items: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:

@@ -36,8 +36,8 @@ from functools import cache, lru_cache
 from itertools import combinations
 from typing import Final, NamedTuple
 
-from engine.contract_rummy.melds import JOKER_PREFIX, POSITION, RUN, SET, enough_naturals, face_at, runs_apart
-from engine.core.cards import JOKER, RANKS, SUITS
+from cardgames.engine.contract_rummy.melds import JOKER_PREFIX, POSITION, RUN, SET, enough_naturals, face_at, runs_apart
+from cardgames.engine.core.cards import JOKER, RANKS, SUITS
 
 Counts = dict[str, int]
 LeftoverRule = Callable[[Counts, int], bool]

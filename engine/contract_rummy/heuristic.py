@@ -21,12 +21,12 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from engine.contract_rummy.commands import Dig, Discard, DrawDiscard, DrawStock, LayOff, Meld, SwapJoker
-from engine.contract_rummy.config import Config
-from engine.contract_rummy.melds import POSITION, RUN, SET, face, penalty, set_suits
-from engine.contract_rummy.melds import Meld as TableMeld
-from engine.contract_rummy.view import View
-from engine.core.cards import JOKER, SUITS
+from cardgames.engine.contract_rummy.commands import Dig, Discard, DrawDiscard, DrawStock, LayOff, Meld, SwapJoker
+from cardgames.engine.contract_rummy.config import Config
+from cardgames.engine.contract_rummy.melds import POSITION, RUN, SET, face, penalty, set_suits
+from cardgames.engine.contract_rummy.melds import Meld as TableMeld
+from cardgames.engine.contract_rummy.view import View
+from cardgames.engine.core.cards import JOKER, SUITS
 
 #: How much one point of meld potential is worth against penalty points when discarding.
 POTENTIAL_WEIGHT = 8.0

@@ -1,7 +1,7 @@
 """``legal_commands``: every legal draw, discard, lay-off and joker swap, and a contract when one exists.
 
 For going down (a ``meld``, or a ``dig`` whose card must be placed) one valid layout is
-listed whenever one exists (the finder, :mod:`engine.contract_rummy.finder`); every
+listed whenever one exists (the finder, :mod:`cardgames.engine.contract_rummy.finder`); every
 other kind of command is listed in full, one command per distinct move.
 """
 
@@ -13,7 +13,7 @@ from functools import cache
 from itertools import combinations, product
 from typing import Any, Final
 
-from engine.contract_rummy.commands import (
+from cardgames.engine.contract_rummy.commands import (
     Command,
     Dig,
     Discard,
@@ -25,8 +25,8 @@ from engine.contract_rummy.commands import (
     Meld,
     SwapJoker,
 )
-from engine.contract_rummy.config import CONTRACTS, Config
-from engine.contract_rummy.finder import (
+from cardgames.engine.contract_rummy.config import CONTRACTS, Config
+from cardgames.engine.contract_rummy.finder import (
     RANK_FACES,
     Candidate,
     Counts,
@@ -40,7 +40,7 @@ from engine.contract_rummy.finder import (
     tally,
     three_runs_cover,
 )
-from engine.contract_rummy.melds import (
+from cardgames.engine.contract_rummy.melds import (
     JOKER_PREFIX,
     POSITION,
     RUN,
@@ -55,10 +55,10 @@ from engine.contract_rummy.melds import (
     run_ends,
     set_suits,
 )
-from engine.contract_rummy.melds import (
+from cardgames.engine.contract_rummy.melds import (
     Meld as TableMeld,
 )
-from engine.contract_rummy.state import (
+from cardgames.engine.contract_rummy.state import (
     DRAW,
     PLAY,
     State,
@@ -68,8 +68,8 @@ from engine.contract_rummy.state import (
     discardable,
     jokers_only_discard,
 )
-from engine.core.cards import JOKER, RANKS, STANDARD_CARDS, SUITS
-from engine.core.listing import LastListing
+from cardgames.engine.core.cards import JOKER, RANKS, STANDARD_CARDS, SUITS
+from cardgames.engine.core.listing import LastListing
 
 PHYSICAL = "physical_card"
 
@@ -774,7 +774,7 @@ _DISCARDS: dict[str, Discard] = {card: Discard(card=card) for card in (*STANDARD
 
 
 #: The last listing, whose commands ``decide`` applies without the checks the listing made
-#: (engine.core.listing), as the Seep engine does.
+#: (cardgames.engine.core.listing), as the Seep engine does.
 LAST_LISTING: Final = LastListing()
 
 

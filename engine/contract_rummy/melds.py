@@ -12,7 +12,7 @@ from typing import Final, Protocol
 
 import msgspec
 
-from engine.core.cards import JOKER, RANKS, STANDARD_CARDS
+from cardgames.engine.core.cards import JOKER, RANKS, STANDARD_CARDS
 
 SET: Final = "set"
 RUN: Final = "run"

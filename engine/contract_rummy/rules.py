@@ -13,9 +13,9 @@ from typing import Any
 
 from msgspec.structs import replace
 
-from engine.contract_rummy.commands import Dig, Discard, DrawDiscard, DrawStock, JokerTo, LayOff, Meld, SwapJoker
-from engine.contract_rummy.deal import fold, shuffle, turn_start, went_out
-from engine.contract_rummy.events import (
+from cardgames.engine.contract_rummy.commands import Dig, Discard, DrawDiscard, DrawStock, JokerTo, LayOff, Meld, SwapJoker
+from cardgames.engine.contract_rummy.deal import fold, shuffle, turn_start, went_out
+from cardgames.engine.contract_rummy.events import (
     CardLaidOff,
     ContractMelded,
     DiscardDrawn,
@@ -26,9 +26,9 @@ from engine.contract_rummy.events import (
     StockDrawn,
     StockRefilled,
 )
-from engine.contract_rummy.evolve import evolve
-from engine.contract_rummy.legal import LAST_LISTING
-from engine.contract_rummy.melds import (
+from cardgames.engine.contract_rummy.evolve import evolve
+from cardgames.engine.contract_rummy.legal import LAST_LISTING
+from cardgames.engine.contract_rummy.melds import (
     JOKER_PREFIX,
     RUN,
     SET,
@@ -43,10 +43,10 @@ from engine.contract_rummy.melds import (
     run_ends,
     runs_apart,
 )
-from engine.contract_rummy.melds import (
+from cardgames.engine.contract_rummy.melds import (
     Meld as TableMeld,
 )
-from engine.contract_rummy.state import (
+from cardgames.engine.contract_rummy.state import (
     DRAW,
     OVER,
     PLAY,
@@ -58,10 +58,10 @@ from engine.contract_rummy.state import (
     discardable,
     jokers_only_discard,
 )
-from engine.core.cards import JOKER, STANDARD_CARDS
-from engine.core.chance import canonical_order
-from engine.core.protocol import Malformed, Rejection, RejectionCode, reject
-from engine.core.wording import plural
+from cardgames.engine.core.cards import JOKER, STANDARD_CARDS
+from cardgames.engine.core.chance import canonical_order
+from cardgames.engine.core.protocol import Malformed, Rejection, RejectionCode, reject
+from cardgames.engine.core.wording import plural
 
 GAME_OVER = RejectionCode.GAME_OVER
 NOT_YOUR_TURN = RejectionCode.NOT_YOUR_TURN

@@ -8,10 +8,10 @@ from typing import Any
 
 from msgspec.structs import replace
 
-from engine.contract_rummy.config import DEALS, Config
-from engine.contract_rummy.deal import blocked_reason, deal_events, fold
-from engine.contract_rummy.melds import RUN, hand_code, make_meld
-from engine.contract_rummy.state import (
+from cardgames.engine.contract_rummy.config import DEALS, Config
+from cardgames.engine.contract_rummy.deal import blocked_reason, deal_events, fold
+from cardgames.engine.contract_rummy.melds import RUN, hand_code, make_meld
+from cardgames.engine.contract_rummy.state import (
     DIG,
     DISCARD,
     DRAW,
@@ -23,8 +23,8 @@ from engine.contract_rummy.state import (
     initial,
     winners_of,
 )
-from engine.core.chance import Chance
-from engine.core.protocol import ScenarioError, Setup
+from cardgames.engine.core.chance import Chance
+from cardgames.engine.core.protocol import ScenarioError, Setup
 
 KEYS = frozenset(
     {

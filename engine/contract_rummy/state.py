@@ -8,10 +8,10 @@ from typing import Final
 
 import msgspec
 
-from engine.contract_rummy.config import CONTRACTS, Config, deck_for
-from engine.contract_rummy.melds import Meld
-from engine.core.cards import JOKER
-from engine.core.chance import Chance
+from cardgames.engine.contract_rummy.config import CONTRACTS, Config, deck_for
+from cardgames.engine.contract_rummy.melds import Meld
+from cardgames.engine.core.cards import JOKER
+from cardgames.engine.core.chance import Chance
 
 #: ``setup`` before the first deal and ``deal`` between the events of a deal; the
 #: snapshot phases are ``draw``, ``play`` and ``over`` (A.13).

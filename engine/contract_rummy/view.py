@@ -7,12 +7,12 @@ from typing import Any
 import msgspec
 from msgspec.structs import replace
 
-from engine.contract_rummy.config import CONTRACTS
-from engine.contract_rummy.events import CardsDealt, StockDrawn
-from engine.contract_rummy.melds import Meld
-from engine.contract_rummy.state import OVER, STOCK, State, Turn
-from engine.core.events import MatchSeeded, Shuffled, redact_core
-from engine.core.protocol import HIDDEN, PUBLIC, Audience, Viewer
+from cardgames.engine.contract_rummy.config import CONTRACTS
+from cardgames.engine.contract_rummy.events import CardsDealt, StockDrawn
+from cardgames.engine.contract_rummy.melds import Meld
+from cardgames.engine.contract_rummy.state import OVER, STOCK, State, Turn
+from cardgames.engine.core.events import MatchSeeded, Shuffled, redact_core
+from cardgames.engine.core.protocol import HIDDEN, PUBLIC, Audience, Viewer
 
 
 class View(msgspec.Struct, frozen=True):

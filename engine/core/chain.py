@@ -20,7 +20,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine.core.canonical import canonical
+from cardgames.engine.core.canonical import canonical
 
 SALT_DOMAIN = b"cardgames/log/salt"
 #: The log format's name and version (the header's ``format`` and ``version``).

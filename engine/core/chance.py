@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 import msgspec
 
-from engine.core.cards import STANDARD_PACK
-from engine.core.shuffle import shuffled
+from cardgames.engine.core.cards import STANDARD_PACK
+from cardgames.engine.core.shuffle import shuffled
 
 
 class _PackIndex(dict[str, int]):

@@ -8,8 +8,8 @@ from typing import Any, get_args
 
 import msgspec
 
-from engine.core.echo import clip, echo
-from engine.core.protocol import GameRules, Malformed
+from cardgames.engine.core.echo import clip, echo
+from cardgames.engine.core.protocol import GameRules, Malformed
 
 
 def parse_command(game: GameRules, raw: Mapping[str, Any]) -> Any:

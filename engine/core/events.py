@@ -12,7 +12,7 @@ from typing import Final, TypeAlias
 
 import msgspec
 
-from engine.core.chance import Chance
+from cardgames.engine.core.chance import Chance
 
 
 class MatchSeeded(msgspec.Struct, frozen=True, tag="match_seeded", tag_field="type"):

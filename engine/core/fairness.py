@@ -19,7 +19,7 @@ import hashlib
 import re
 from collections.abc import Sequence
 
-from engine.core.chance import Chance, ShuffleUnavailable, next_order
+from cardgames.engine.core.chance import Chance, ShuffleUnavailable, next_order
 
 SEED_DOMAIN = b"cardgames/seed"
 HEX32 = re.compile(r"[0-9a-f]{64}")

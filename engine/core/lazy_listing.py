@@ -10,7 +10,7 @@ index and finds a command's index. ``len``, indexing (``random.choice``), ``in``
 
 The order is the order the eager list would have had, so a seeded bot picks the same
 commands either way. A command once made at an index is kept: the same index gives the
-same object, which :class:`engine.core.listing.LastListing` recognises by identity first.
+same object, which :class:`cardgames.engine.core.listing.LastListing` recognises by identity first.
 """
 
 from __future__ import annotations

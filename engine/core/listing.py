@@ -6,15 +6,15 @@ without checking it again: ``legal_commands`` lists exactly the commands ``decid
 accepts (each game's listing tests hold the two together), and states and commands are
 immutable values, so an equal command is just as legal and takes effect in the same way.
 Any other command (another state object, another seat, a command not listed) goes through
-every check. A lazy :class:`engine.core.lazy_listing.Listing` is asked the same way
-(:meth:`~engine.core.lazy_listing.Listing.holds`), without making its commands.
+every check. A lazy :class:`cardgames.engine.core.lazy_listing.Listing` is asked the same way
+(:meth:`~cardgames.engine.core.lazy_listing.Listing.holds`), without making its commands.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from engine.core.lazy_listing import Listing
+from cardgames.engine.core.lazy_listing import Listing
 
 
 class LastListing:

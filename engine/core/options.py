@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from engine.core.echo import ECHO_CHARS, echo
-from engine.core.protocol import OptionsError
+from cardgames.engine.core.echo import ECHO_CHARS, echo
+from cardgames.engine.core.protocol import OptionsError
 
 
 class IntRange(NamedTuple):

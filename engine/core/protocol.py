@@ -2,7 +2,7 @@
 
 A game is a module (``engine/<game>/__init__.py``) that exposes the names of
 :class:`GameRules`. The service and every tool reach a game only through
-:mod:`engine.core.registry`, never by importing the package.
+:mod:`cardgames.engine.core.registry`, never by importing the package.
 
 Commands, events, configs and views are frozen ``msgspec.Struct`` types. Commands
 and events are *tagged* structs (``tag_field="type"``) so that
@@ -18,7 +18,7 @@ from typing import Any, Final, Literal, Protocol, TypeAlias, final
 
 import msgspec
 
-from engine.core.score_sheet import ScoreSheet
+from cardgames.engine.core.score_sheet import ScoreSheet
 
 
 class RejectionCode(enum.StrEnum):
@@ -34,7 +34,7 @@ class RejectionCode(enum.StrEnum):
 class Rejection(msgspec.Struct, frozen=True):
     """A command the rules refuse. ``rule`` names the section of the rules file.
 
-    Final: ``type(x) is Rejection`` is the whole check (engine.core.replay.apply)."""
+    Final: ``type(x) is Rejection`` is the whole check (cardgames.engine.core.replay.apply)."""
 
     code: RejectionCode
     message: str
@@ -134,7 +134,7 @@ class GameRules(Protocol):
 
     def legal_commands(self, state: Any, seat: int) -> Sequence[Any]:
         """Every distinct command ``seat`` may send now (empty when it has none): a list, or
-        where they run to thousands a lazy :class:`engine.core.lazy_listing.Listing` that makes
+        where they run to thousands a lazy :class:`cardgames.engine.core.lazy_listing.Listing` that makes
         a command when it is indexed (the same commands in the same order)."""
         ...
 
@@ -166,7 +166,7 @@ class GameRules(Protocol):
 
     def score_sheet(self, events: Iterable[Any]) -> ScoreSheet:
         """The match's scores as a table (a row per deal, the totals) from its events (every one
-        public once the match is over): :mod:`engine.core.score_sheet`."""
+        public once the match is over): :mod:`cardgames.engine.core.score_sheet`."""
         ...
 
     def outcome(self, state: Any) -> list[int]:

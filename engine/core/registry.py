@@ -6,14 +6,14 @@ import importlib
 from functools import cache
 from typing import cast
 
-from engine.core.echo import echo
-from engine.core.protocol import GameRules
+from cardgames.engine.core.echo import echo
+from cardgames.engine.core.protocol import GameRules
 
 #: Game name -> the module that implements it. A new game is one more line here.
 GAME_MODULES: dict[str, str] = {
-    "all_fours": "engine.all_fours",
-    "seep": "engine.seep",
-    "contract_rummy": "engine.contract_rummy",
+    "all_fours": "cardgames.engine.all_fours",
+    "seep": "cardgames.engine.seep",
+    "contract_rummy": "cardgames.engine.contract_rummy",
 }
 
 

@@ -7,8 +7,8 @@ from typing import Any, Final
 
 from msgspec import StructMeta
 
-from engine.core.commands import parse_command
-from engine.core.protocol import GameRules, Rejection, Setup
+from cardgames.engine.core.commands import parse_command
+from cardgames.engine.core.protocol import GameRules, Rejection, Setup
 
 
 def fold(game: GameRules, state: Any, events: Iterable[Any]) -> Any:

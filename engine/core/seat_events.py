@@ -1,6 +1,6 @@
 """A game with seat events: timeouts, forfeits and time banks on top of any game's rules.
 
-:func:`with_seat_events` wraps a game module (a :class:`~engine.core.protocol.GameRules`)
+:func:`with_seat_events` wraps a game module (a :class:`~cardgames.engine.core.protocol.GameRules`)
 into one whose state also folds the seat events of engine/core/events.py:
 
 * ``SeatTimedOut(consequence="forfeit")`` ends the match: no command is accepted after it
@@ -23,7 +23,7 @@ from typing import Any, Union, cast
 
 import msgspec
 
-from engine.core.events import (
+from cardgames.engine.core.events import (
     AUTO_MOVE,
     FORFEIT,
     SEAT_EVENTS,
@@ -31,8 +31,8 @@ from engine.core.events import (
     ClockCharged,
     SeatTimedOut,
 )
-from engine.core.protocol import PUBLIC, Audience, GameRules, Rejection, RejectionCode, Setup, Viewer, reject
-from engine.core.score_sheet import ScoreSheet
+from cardgames.engine.core.protocol import PUBLIC, Audience, GameRules, Rejection, RejectionCode, Setup, Viewer, reject
+from cardgames.engine.core.score_sheet import ScoreSheet
 
 CONSEQUENCES = (FORFEIT, AUTO_MOVE)
 

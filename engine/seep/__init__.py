@@ -1,17 +1,17 @@
 """Seep (Sip / Sweep): the 4-player, 100-point North Indian fishing game with houses.
 
 Rules: ``../shared/rules/seep.md``. The package exposes the names of
-:class:`engine.core.protocol.GameRules`; reach it through
-``engine.core.registry.get_game("seep")``.
+:class:`cardgames.engine.core.protocol.GameRules`; reach it through
+``cardgames.engine.core.registry.get_game("seep")``.
 """
 
 from __future__ import annotations
 
-from engine.seep.commands import Bid, Break, Build, Capture, Command, Throw
-from engine.seep.config import DEFAULT_PLAYERS, NAME, PLAYER_COUNTS, TITLE, Config, make_config
-from engine.seep.cost import costly
-from engine.seep.describe import describe, floor_text, score_sheet, table_text
-from engine.seep.determinize import (
+from cardgames.engine.seep.commands import Bid, Break, Build, Capture, Command, Throw
+from cardgames.engine.seep.config import DEFAULT_PLAYERS, NAME, PLAYER_COUNTS, TITLE, Config, make_config
+from cardgames.engine.seep.cost import costly
+from cardgames.engine.seep.describe import describe, floor_text, score_sheet, table_text
+from cardgames.engine.seep.determinize import (
     SEARCH_CANDIDATES,
     SEARCH_HORIZON,
     determinize,
@@ -19,14 +19,14 @@ from engine.seep.determinize import (
     search_episode,
     search_reward,
 )
-from engine.seep.events import Event
-from engine.seep.evolve import evolve
-from engine.seep.heuristic import heuristic_policy
-from engine.seep.legal import legal_commands
-from engine.seep.rules import decide, start
-from engine.seep.snapshot import from_snapshot, snapshot
-from engine.seep.state import State, initial, is_over, outcome, to_act
-from engine.seep.view import View, audience, redact, view
+from cardgames.engine.seep.events import Event
+from cardgames.engine.seep.evolve import evolve
+from cardgames.engine.seep.heuristic import heuristic_policy
+from cardgames.engine.seep.legal import legal_commands
+from cardgames.engine.seep.rules import decide, start
+from cardgames.engine.seep.snapshot import from_snapshot, snapshot
+from cardgames.engine.seep.state import State, initial, is_over, outcome, to_act
+from cardgames.engine.seep.view import View, audience, redact, view
 
 __all__ = [
     "DEFAULT_PLAYERS",

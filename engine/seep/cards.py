@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from engine.core.cards import STANDARD_PACK, rank_number, suit_of
+from cardgames.engine.core.cards import STANDARD_PACK, rank_number, suit_of
 
 #: val(c): A=1 .. 10, J=11, Q=12, K=13 (A2).
 VALUE: Final[dict[str, int]] = {card: rank_number(card) for card in STANDARD_PACK}

@@ -7,9 +7,9 @@ from typing import Any, Final
 
 import msgspec
 
-from engine.core.echo import echo
-from engine.core.options import IntRange, bounded, refuse_unknown
-from engine.core.protocol import OptionsError
+from cardgames.engine.core.echo import echo
+from cardgames.engine.core.options import IntRange, bounded, refuse_unknown
+from cardgames.engine.core.protocol import OptionsError
 
 NAME: Final = "seep"
 TITLE: Final = "Seep (Sip / Sweep)"

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from engine.seep.state import PLAY, State
+from cardgames.engine.seep.state import PLAY, State
 
 #: The most loose cards the default rules ever leave on the floor.
 MOST_LOOSE_BY_DEFAULT: Final = 16

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.core.cards import STANDARD_PACK
-from engine.core.chance import Chance, advance, next_order
-from engine.core.events import Shuffled
-from engine.seep.cards import VALUE, card_points, partner
-from engine.seep.events import (
+from cardgames.engine.core.cards import STANDARD_PACK
+from cardgames.engine.core.chance import Chance, advance, next_order
+from cardgames.engine.core.events import Shuffled
+from cardgames.engine.seep.cards import VALUE, card_points, partner
+from cardgames.engine.seep.events import (
     BaaziWon,
     CardsDealt,
     DealScored,
@@ -19,7 +19,7 @@ from engine.seep.events import (
     MatchEnded,
     Redealt,
 )
-from engine.seep.state import State
+from cardgames.engine.seep.state import State
 
 #: Stage 5 (A5.1): the 11 packets of 4 after the opening, as offsets from the dealer.
 PACKET_OFFSETS = (1, 2, 3, 0, 1, 2, 3, 0, 2, 3, 0)

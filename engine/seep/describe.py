@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from engine.core.events import MatchSeeded, Shuffled
-from engine.core.score_sheet import Row, ScoreSheet, team_side
-from engine.core.wording import a_number, plural
-from engine.seep.events import (
+from cardgames.engine.core.events import MatchSeeded, Shuffled
+from cardgames.engine.core.score_sheet import Row, ScoreSheet, team_side
+from cardgames.engine.core.wording import a_number, plural
+from cardgames.engine.seep.events import (
     BaaziWon,
     BidMade,
     Broken,
@@ -28,8 +28,8 @@ from engine.seep.events import (
     SweepScored,
     Thrown,
 )
-from engine.seep.state import PLAY, House
-from engine.seep.view import View
+from cardgames.engine.seep.state import PLAY, House
+from cardgames.engine.seep.view import View
 
 TEAMS = ("team 0 (seats 0+2)", "team 1 (seats 1+3)")
 

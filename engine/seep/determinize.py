@@ -22,14 +22,14 @@ from collections.abc import Hashable
 
 import msgspec
 
-from engine.bots.dealing import deal
-from engine.core.cards import STANDARD_PACK
-from engine.core.chance import Chance
-from engine.seep.cards import PLAYS_PER_DEAL, VALUE, card_points
-from engine.seep.config import Config
-from engine.seep.heuristic import sweep_values
-from engine.seep.state import BID, OVER, PLAY, State
-from engine.seep.view import View
+from cardgames.engine.bots.dealing import deal
+from cardgames.engine.core.cards import STANDARD_PACK
+from cardgames.engine.core.chance import Chance
+from cardgames.engine.seep.cards import PLAYS_PER_DEAL, VALUE, card_points
+from cardgames.engine.seep.config import Config
+from cardgames.engine.seep.heuristic import sweep_values
+from cardgames.engine.seep.state import BID, OVER, PLAY, State
+from cardgames.engine.seep.view import View
 
 #: Plies searched past the root: two full rounds of the table, enough to see a sweep answered.
 SEARCH_HORIZON = 8

@@ -2,7 +2,7 @@
 
 Visibility (D): cards dealt to a seat are private to it (``cards_dealt``), the four
 face-down floor cards are hidden from everyone (``floor_dealt``) until
-``floor_revealed``; everything else is public. See :mod:`engine.seep.view`.
+``floor_revealed``; everything else is public. See :mod:`cardgames.engine.seep.view`.
 
 ``gc=False`` (every event of play and dealing): an event holds only strings, ints, tuples
 and frozen structs built before it, so it can never be part of a reference cycle and the
@@ -15,10 +15,10 @@ from typing import TypeAlias
 
 import msgspec
 
-from engine.core.events import ClockCharged, MatchSeeded, SeatTimedOut, Shuffled
-from engine.seep.commands import Groups
-from engine.seep.config import Config
-from engine.seep.state import House
+from cardgames.engine.core.events import ClockCharged, MatchSeeded, SeatTimedOut, Shuffled
+from cardgames.engine.seep.commands import Groups
+from cardgames.engine.seep.config import Config
+from cardgames.engine.seep.state import House
 
 
 class MatchCreated(msgspec.Struct, frozen=True, tag="match_created", tag_field="type"):

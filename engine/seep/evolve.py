@@ -7,10 +7,10 @@ from typing import Any, Final, cast
 
 from msgspec.structs import replace as _replace
 
-from engine.core.cards import STANDARD_PACK
-from engine.core.chance import advance
-from engine.core.events import ClockCharged, MatchSeeded, SeatTimedOut, Shuffled
-from engine.seep.events import (
+from cardgames.engine.core.cards import STANDARD_PACK
+from cardgames.engine.core.chance import advance
+from cardgames.engine.core.events import ClockCharged, MatchSeeded, SeatTimedOut, Shuffled
+from cardgames.engine.seep.events import (
     BaaziWon,
     BidMade,
     Broken,
@@ -30,7 +30,7 @@ from engine.seep.events import (
     SweepScored,
     Thrown,
 )
-from engine.seep.state import BID, OVER, PLAY, House, LastDeal, State
+from cardgames.engine.seep.state import BID, OVER, PLAY, House, LastDeal, State
 
 # ``Final``: the compiled build keeps these in C statics (a plain module name is a dictionary
 # lookup at every use, and there is one ``replace`` per event); the play events' classes too.

@@ -1,8 +1,8 @@
 """A card's captures and its builds, as families of a lazy listing.
 
-:func:`engine.seep.legal.legal_commands` hands out these where the floor has more than
-:data:`engine.seep.groups.EAGER_GROUPS` groups of a value: the commands are made from the counted
-:class:`engine.seep.groups.Selections` when asked for (:mod:`engine.core.lazy_listing`),
+:func:`cardgames.engine.seep.legal.legal_commands` hands out these where the floor has more than
+:data:`cardgames.engine.seep.groups.EAGER_GROUPS` groups of a value: the commands are made from the counted
+:class:`cardgames.engine.seep.groups.Selections` when asked for (:mod:`cardgames.engine.core.lazy_listing`),
 in the order the eager list has. (Compiled with the rest of the listing: ``commands``
 makes a whole family as fast as the eager list did.)
 """
@@ -12,9 +12,9 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import Any, Final
 
-from engine.core.lazy_listing import index_in
-from engine.seep.commands import Build, Capture
-from engine.seep.groups import Floor, Grouping, Selections
+from cardgames.engine.core.lazy_listing import index_in
+from cardgames.engine.seep.commands import Build, Capture
+from cardgames.engine.seep.groups import Floor, Grouping, Selections
 
 # ``Final`` aliases: the compiled build keeps them in C statics (a module name is a dictionary
 # lookup at every use).
@@ -56,7 +56,7 @@ class Run:
     target less the card's value, as bitmasks), each with every choice of further groups from
     the rest of the floor. A crowded floor has hundreds of such sets, but the choices beside
     a set depend only on its multiset of values: they are counted once per multiset
-    (:class:`engine.seep.groups.Tally`), and the move at an index is made when asked for, by
+    (:class:`cardgames.engine.seep.groups.Tally`), and the move at an index is made when asked for, by
     a walk over the sets (``sets``: the further groups are maximal; ``new``: a new house)."""
 
     def __init__(self, floor: Floor, target: int, joining: int, sets: bool, new: bool) -> None:

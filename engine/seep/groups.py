@@ -27,7 +27,7 @@ from typing import Final
 from librt.vecs import append, vec
 from mypy_extensions import i64
 
-from engine.seep.cards import VALUE
+from cardgames.engine.seep.cards import VALUE
 
 # Module constants are ``Final``: the compiled build keeps them in C statics (a plain module
 # name is a dictionary lookup at every use).

@@ -21,13 +21,13 @@ from functools import lru_cache
 from math import comb
 from typing import Any
 
-from engine.core.cards import STANDARD_PACK
-from engine.core.lazy_listing import spread
-from engine.seep.cards import PLAYS_PER_DEAL, VALUE, card_points
-from engine.seep.commands import Bid, Break, Build, Capture, Throw
-from engine.seep.config import Config
-from engine.seep.state import House
-from engine.seep.view import View
+from cardgames.engine.core.cards import STANDARD_PACK
+from cardgames.engine.core.lazy_listing import spread
+from cardgames.engine.seep.cards import PLAYS_PER_DEAL, VALUE, card_points
+from cardgames.engine.seep.commands import Bid, Break, Build, Capture, Throw
+from cardgames.engine.seep.config import Config
+from cardgames.engine.seep.state import House
+from cardgames.engine.seep.view import View
 
 #: Shares of the heuristic (see the module docstring).
 HOUSE_SHARE = 0.5

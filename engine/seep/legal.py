@@ -1,6 +1,6 @@
 """``legal_commands``: every distinct command the seat may send now, groupings included.
 
-The conditions are those of :mod:`engine.seep.moves` (which ``decide`` applies), worked
+The conditions are those of :mod:`cardgames.engine.seep.moves` (which ``decide`` applies), worked
 out once per call for the whole hand instead of once per command (the enumeration runs
 at every step of a playout, so it is written for speed):
 
@@ -22,10 +22,10 @@ played card first in its group. Tuples of groups
 are shared between the commands that can share them (the cards of one value, the builds
 of one shape).
 
-Where a floor has more than :data:`engine.seep.groups.EAGER_GROUPS` groups of a value (a
+Where a floor has more than :data:`cardgames.engine.seep.groups.EAGER_GROUPS` groups of a value (a
 crowded floor), its groupings are counted, not made, and the answer is a lazy
-:class:`engine.core.lazy_listing.Listing` with the same commands in the same order
-(:mod:`engine.seep.families`): picking one of 70,000 builds costs a count of the
+:class:`cardgames.engine.core.lazy_listing.Listing` with the same commands in the same order
+(:mod:`cardgames.engine.seep.families`): picking one of 70,000 builds costs a count of the
 groupings and one walk, not 70,000 command objects.
 """
 
@@ -36,14 +36,14 @@ from typing import Any, Final, cast
 from librt.vecs import vec
 from mypy_extensions import i64
 
-from engine.core.lazy_listing import Family, Listing
-from engine.core.listing import LastListing
-from engine.seep.cards import HOUSE_VALUES, MAX_HOUSE, MIN_HOUSE, VALUE
-from engine.seep.commands import Bid, Break, Build, Capture, Throw
-from engine.seep.config import Config
-from engine.seep.families import Builds, BuildShape, Captures, Groupings, Run, Shapes
-from engine.seep.groups import EAGER_GROUPS, SUMS_MASK, Floor, Grouping
-from engine.seep.state import BID, PLAY, House, State
+from cardgames.engine.core.lazy_listing import Family, Listing
+from cardgames.engine.core.listing import LastListing
+from cardgames.engine.seep.cards import HOUSE_VALUES, MAX_HOUSE, MIN_HOUSE, VALUE
+from cardgames.engine.seep.commands import Bid, Break, Build, Capture, Throw
+from cardgames.engine.seep.config import Config
+from cardgames.engine.seep.families import Builds, BuildShape, Captures, Groupings, Run, Shapes
+from cardgames.engine.seep.groups import EAGER_GROUPS, SUMS_MASK, Floor, Grouping
+from cardgames.engine.seep.state import BID, PLAY, House, State
 
 # Module constants are ``Final``: the compiled build keeps them in C statics, where a plain
 # module name is a dictionary lookup at every use (the command classes too, for that reason).
@@ -76,7 +76,7 @@ _ALONE: Final = vec[i64]([0])
 _REV7: Final = tuple(int(f"{bits:07b}"[::-1], 2) for bits in range(128))
 
 
-#: The last listing of plays, which ``decide`` applies without a second check (engine.core.listing).
+#: The last listing of plays, which ``decide`` applies without a second check (cardgames.engine.core.listing).
 LAST_LISTING: Final = LastListing()
 
 

@@ -3,10 +3,10 @@ legal move takes effect.
 
 The ``*_terms`` and ``*_error`` functions answer for one played card (and a house value
 where the move names one): a :class:`Rejection` naming the rule, or the terms the move
-takes effect with. The groupings themselves are checked by :mod:`engine.seep.rules`.
+takes effect with. The groupings themselves are checked by :mod:`cardgames.engine.seep.rules`.
 ``house_effect`` and ``break_effect`` say how a HOUSE or BREAK move takes effect; they
 check nothing, so that ``decide`` can apply a command ``legal_commands`` listed without
-checking it again. :mod:`engine.seep.legal` enumerates the same conditions for a whole
+checking it again. :mod:`cardgames.engine.seep.legal` enumerates the same conditions for a whole
 hand at once (tests/seep/test_legal.py holds the two to exactly the same moves).
 """
 
@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import msgspec
 
-from engine.core.protocol import Rejection, RejectionCode
-from engine.core.wording import a_number
-from engine.seep.cards import MAX_HOUSE, MIN_HOUSE, VALUE, partner
-from engine.seep.groups import reachable_sums
-from engine.seep.state import House, State
-from engine.seep.turn import house_of
+from cardgames.engine.core.protocol import Rejection, RejectionCode
+from cardgames.engine.core.wording import a_number
+from cardgames.engine.seep.cards import MAX_HOUSE, MIN_HOUSE, VALUE, partner
+from cardgames.engine.seep.groups import reachable_sums
+from cardgames.engine.seep.state import House, State
+from cardgames.engine.seep.turn import house_of
 
 
 def illegal(message: str, rule: str) -> Rejection:

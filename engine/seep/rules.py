@@ -7,16 +7,16 @@ import json
 from collections.abc import Sequence
 from typing import Any, Final
 
-from engine.core.cards import STANDARD_PACK
-from engine.core.chance import Chance, ShuffleUnavailable, advance, next_order
-from engine.core.events import Shuffled, match_seeded
-from engine.core.protocol import Malformed, Rejection, RejectionCode, ScenarioError, Setup
-from engine.core.wording import a_number
-from engine.seep.cards import PLAYS_PER_DEAL, VALUE, team
-from engine.seep.commands import Bid, Break, Build, Capture, Groups, Throw
-from engine.seep.config import Config
-from engine.seep.deal import deal_events, end_of_deal, rest_of_deal
-from engine.seep.events import (
+from cardgames.engine.core.cards import STANDARD_PACK
+from cardgames.engine.core.chance import Chance, ShuffleUnavailable, advance, next_order
+from cardgames.engine.core.events import Shuffled, match_seeded
+from cardgames.engine.core.protocol import Malformed, Rejection, RejectionCode, ScenarioError, Setup
+from cardgames.engine.core.wording import a_number
+from cardgames.engine.seep.cards import PLAYS_PER_DEAL, VALUE, team
+from cardgames.engine.seep.commands import Bid, Break, Build, Capture, Groups, Throw
+from cardgames.engine.seep.config import Config
+from cardgames.engine.seep.deal import deal_events, end_of_deal, rest_of_deal
+from cardgames.engine.seep.events import (
     BidMade,
     Broken,
     Built,
@@ -27,10 +27,10 @@ from engine.seep.events import (
     SweepScored,
     Thrown,
 )
-from engine.seep.evolve import evolve
-from engine.seep.groups import has_group
-from engine.seep.legal import LAST_LISTING
-from engine.seep.moves import (
+from cardgames.engine.seep.evolve import evolve
+from cardgames.engine.seep.groups import has_group
+from cardgames.engine.seep.legal import LAST_LISTING
+from cardgames.engine.seep.moves import (
     BreakTerms,
     break_effect,
     break_terms,
@@ -41,8 +41,8 @@ from engine.seep.moves import (
     opening_value_error,
     throw_error,
 )
-from engine.seep.state import BID, OVER, PLAY, State
-from engine.seep.turn import actor, house_of
+from cardgames.engine.seep.state import BID, OVER, PLAY, State
+from cardgames.engine.seep.turn import actor, house_of
 
 _PACK_INDEX = {card: index for index, card in enumerate(STANDARD_PACK)}
 # ``Final``: the compiled build keeps these in C statics (a plain module name is a dictionary

@@ -6,14 +6,14 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from engine.core.cards import STANDARD_PACK
-from engine.core.chance import Chance
-from engine.core.protocol import ScenarioError, Setup
-from engine.seep.cards import HOUSE_VALUES, PLAYS_PER_DEAL, VALUE
-from engine.seep.config import Config
-from engine.seep.rules import fallback_seed
-from engine.seep.state import BID, OVER, PLAY, START, House, LastDeal, State
-from engine.seep.turn import actor
+from cardgames.engine.core.cards import STANDARD_PACK
+from cardgames.engine.core.chance import Chance
+from cardgames.engine.core.protocol import ScenarioError, Setup
+from cardgames.engine.seep.cards import HOUSE_VALUES, PLAYS_PER_DEAL, VALUE
+from cardgames.engine.seep.config import Config
+from cardgames.engine.seep.rules import fallback_seed
+from cardgames.engine.seep.state import BID, OVER, PLAY, START, House, LastDeal, State
+from cardgames.engine.seep.turn import actor
 
 KEYS = frozenset(
     {

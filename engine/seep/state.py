@@ -11,9 +11,9 @@ from typing import Final
 
 import msgspec
 
-from engine.core.cards import STANDARD_PACK
-from engine.core.chance import Chance
-from engine.seep.config import Config
+from cardgames.engine.core.cards import STANDARD_PACK
+from cardgames.engine.core.chance import Chance
+from cardgames.engine.seep.config import Config
 
 Hand = tuple[str, ...]
 
@@ -85,7 +85,7 @@ def initial(config: Config) -> State:
 
 
 #: ``to_act`` and ``is_over`` are asked by interpreted callers at every step (a playout, the
-#: service), so they stay here, uncompiled; ``engine.seep.turn.actor`` is the compiled rules' form.
+#: service), so they stay here, uncompiled; ``cardgames.engine.seep.turn.actor`` is the compiled rules' form.
 _ONE_SEAT = ((0,), (1,), (2,), (3,))
 
 

@@ -9,7 +9,7 @@ there, where CPython reads struct fields with its specialised instructions.
 
 from __future__ import annotations
 
-from engine.seep.state import BID, PLAY, House, State
+from cardgames.engine.seep.state import BID, PLAY, House, State
 
 
 def actor(state: State) -> int | None:

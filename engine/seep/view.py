@@ -7,11 +7,11 @@ from typing import Any
 import msgspec
 from msgspec.structs import replace
 
-from engine.core.events import MatchSeeded, Shuffled, redact_core
-from engine.core.protocol import HIDDEN, PUBLIC, Audience, Viewer
-from engine.seep.events import CardsDealt, FloorDealt
-from engine.seep.state import BID, OVER, House, LastDeal, State
-from engine.seep.turn import actor
+from cardgames.engine.core.events import MatchSeeded, Shuffled, redact_core
+from cardgames.engine.core.protocol import HIDDEN, PUBLIC, Audience, Viewer
+from cardgames.engine.seep.events import CardsDealt, FloorDealt
+from cardgames.engine.seep.state import BID, OVER, House, LastDeal, State
+from cardgames.engine.seep.turn import actor
 
 
 class View(msgspec.Struct, frozen=True):

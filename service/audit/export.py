@@ -16,10 +16,10 @@ import msgspec
 from cardgames import wire
 from cardgames.v1 import game_service_pb2 as pb
 
-from engine.core import chain
-from engine.core.protocol import GameRules
-from engine.core.registry import UnknownGame, get_game
-from service.audit.logfile import AuditLog, entry
+from cardgames.engine.core import chain
+from cardgames.engine.core.protocol import GameRules
+from cardgames.engine.core.registry import UnknownGame, get_game
+from cardgames.service.audit.logfile import AuditLog, entry
 
 #: Events per GetLog call.
 PAGE = 2000
@@ -93,7 +93,7 @@ def _check_hashes(header: dict[str, Any], entries: list[dict[str, Any]], seed_he
 
 
 def from_result(result: Any) -> AuditLog:
-    """The log of an application-layer :class:`service.games.LogResult` (in-process, no wire)."""
+    """The log of an application-layer :class:`cardgames.service.games.LogResult` (in-process, no wire)."""
     entries = [
         entry(item.sequence, msgspec.to_builtins(item.event), item.hash, item.seat,
               msgspec.to_builtins(item.command) if item.command is not None else None, item.redacted)

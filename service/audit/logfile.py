@@ -16,9 +16,9 @@ from typing import IO, Any
 
 import msgspec
 
-from engine.core import chain
-from engine.core.canonical import canonical
-from service.store import EntropyRecord, Header
+from cardgames.engine.core import chain
+from cardgames.engine.core.canonical import canonical
+from cardgames.service.store import EntropyRecord, Header
 
 ENTRY_KEYS = ("seq", "seat", "command", "event", "hash", "redacted")
 

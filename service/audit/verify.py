@@ -17,7 +17,7 @@ It trusts nothing but the engine's rules and the log's own commitments:
 The first thing wrong stops the check: :class:`Failure` names the sequence number (or
 ``header`` / ``reveal``) and what is wrong. A file that cannot be read as a log at all
 (not JSON, cut short, unknown game, format or rules version) is a
-:class:`~service.audit.logfile.LogFormatError`.
+:class:`~cardgames.service.audit.logfile.LogFormatError`.
 """
 
 from __future__ import annotations
@@ -30,14 +30,14 @@ from typing import Any
 
 import msgspec
 
-from engine.core import chain, fairness
-from engine.core.canonical import canonical
-from engine.core.commands import parse_command
-from engine.core.events import ClockCharged, MatchSeeded, SeatTimedOut, Shuffled
-from engine.core.protocol import GameRules, Malformed, OptionsError, Rejection, Setup
-from engine.core.registry import GAME_MODULES, UnknownGame, get_game
-from engine.core.seat_events import timeout_events, with_seat_events
-from service.audit.logfile import AuditLog, LogFormatError, read_log
+from cardgames.engine.core import chain, fairness
+from cardgames.engine.core.canonical import canonical
+from cardgames.engine.core.commands import parse_command
+from cardgames.engine.core.events import ClockCharged, MatchSeeded, SeatTimedOut, Shuffled
+from cardgames.engine.core.protocol import GameRules, Malformed, OptionsError, Rejection, Setup
+from cardgames.engine.core.registry import GAME_MODULES, UnknownGame, get_game
+from cardgames.engine.core.seat_events import timeout_events, with_seat_events
+from cardgames.service.audit.logfile import AuditLog, LogFormatError, read_log
 
 ENTRY_FIELDS = frozenset({"seq", "seat", "command", "event", "hash", "redacted"})
 SEAT_EVENT_TYPES = frozenset({"seat_timed_out", "clock_charged"})

@@ -13,8 +13,8 @@ os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
 
 import typer
 
-from service.cli import bridge, conformance, export, play, replay, serve, tournament, verify
-from service.cli.help import Command, Group
+from cardgames.service.cli import bridge, conformance, export, play, replay, serve, tournament, verify
+from cardgames.service.cli.help import Command, Group
 
 app = typer.Typer(
     name="cardgames",

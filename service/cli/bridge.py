@@ -8,9 +8,9 @@ import logging
 import grpc
 import typer
 
-from clients.bridge import LineProgram, ProgramExited
-from clients.remote_bot import play_seat, play_tournament
-from service.cli.output import unreachable
+from cardgames.clients.bridge import LineProgram, ProgramExited
+from cardgames.clients.remote_bot import play_seat, play_tournament
+from cardgames.service.cli.output import unreachable
 
 
 def bridge_command(

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from service.conformance import run_paths
+from cardgames.service.conformance import run_paths
 
 
 def conformance_command(

@@ -13,11 +13,11 @@ import sys
 
 import typer
 
-from clients import CardgamesError, GameClient, Retry, ServiceUnavailable
-from service.audit.export import ExportError, fetch
-from service.audit.logfile import AuditLog, write_log
-from service.cli.output import unreachable
-from service.server import DEFAULT_ADDRESS
+from cardgames.clients import CardgamesError, GameClient, Retry, ServiceUnavailable
+from cardgames.service.audit.export import ExportError, fetch
+from cardgames.service.audit.logfile import AuditLog, write_log
+from cardgames.service.cli.output import unreachable
+from cardgames.service.server import DEFAULT_ADDRESS
 
 
 async def _fetch(server: str, game_id: str, token: str | None, timeout: float) -> AuditLog:

@@ -4,7 +4,7 @@ Typer's help shows a type beside every option, flags included (``--quiet <bool>`
 <bool>``, as though they took a value), and writes a required argument ``{game}`` in the usage
 line, the notation of a set of choices. The command classes here print a flag bare and an
 argument in capitals (``GAME``, ``[FILE]``, ``PATHS...``), the way man pages do; every
-command of the CLI is registered with them (``service.cli``). :data:`GameName` is the type of
+command of the CLI is registered with them (``cardgames.service.cli``). :data:`GameName` is the type of
 a game argument or option: its help lists the registry's games and an unknown name is refused
 with that list.
 """
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
-from engine.core.registry import GAME_MODULES
+from cardgames.engine.core.registry import GAME_MODULES
 
 if TYPE_CHECKING:
     GameName = str

@@ -4,7 +4,7 @@ The command starts the gRPC server in this process (127.0.0.1, a free port, an i
 store unless ``--store`` names one), creates the match with the seed, and runs one bot per
 seat through the Python client, each holding only its own seat's token: ``--bots`` names
 their kinds (engine/bots: ``random``, ``heuristic``, the default, and ``ismcts``), one for
-every seat or one per seat. A random seat is a :class:`clients.bots.RandomBot`; the others
+every seat or one per seat. A random seat is a :class:`cardgames.clients.bots.RandomBot`; the others
 are :class:`PolicyBot`, the engine/bots policy fed the seat's view and legal commands as the
 service sends them. A spectator's watch drives the progress line. Once the match is over it
 reads the whole log (everything shows then), prints one line per event through the game's
@@ -35,23 +35,23 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
-from clients import Accepted, CardgamesError, GameClient, View
-from clients.bots import RandomBot
-from clients.bots.random_bot import OnAccepted
-from clients.client import SeatHandle
-from clients.models import Update
-from engine.core.protocol import GameRules, OptionsError
-from engine.core.registry import UnknownGame, get_game
-from engine.core.score_sheet import ScoreSheet
-from engine.core.shuffle import seed_from_text
-from service.audit.export import fetch as fetch_audit_log
-from service.audit.logfile import AuditLog, write_log_file
-from service.cli.help import GameName
-from service.cli.output import print_whole
-from service.server import start
-from service.store import EventStore, StoreError
-from service.tournament.manager import InvalidTournament, check_bot
-from service.tournament.players import decision_rng, policy_for
+from cardgames.clients import Accepted, CardgamesError, GameClient, View
+from cardgames.clients.bots import RandomBot
+from cardgames.clients.bots.random_bot import OnAccepted
+from cardgames.clients.client import SeatHandle
+from cardgames.clients.models import Update
+from cardgames.engine.core.protocol import GameRules, OptionsError
+from cardgames.engine.core.registry import UnknownGame, get_game
+from cardgames.engine.core.score_sheet import ScoreSheet
+from cardgames.engine.core.shuffle import seed_from_text
+from cardgames.service.audit.export import fetch as fetch_audit_log
+from cardgames.service.audit.logfile import AuditLog, write_log_file
+from cardgames.service.cli.help import GameName
+from cardgames.service.cli.output import print_whole
+from cardgames.service.server import start
+from cardgames.service.store import EventStore, StoreError
+from cardgames.service.tournament.manager import InvalidTournament, check_bot
+from cardgames.service.tournament.players import decision_rng, policy_for
 
 #: The bot of every seat unless ``--bots`` says otherwise (engine/bots' rules-of-thumb player).
 DEFAULT_BOT = "heuristic"

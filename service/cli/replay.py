@@ -20,10 +20,10 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from engine.core.protocol import Viewer
-from service.audit.logfile import LogFormatError
-from service.replay import page, terminal
-from service.replay.steps import Replay, ReplayError, viewer_name
+from cardgames.engine.core.protocol import Viewer
+from cardgames.service.audit.logfile import LogFormatError
+from cardgames.service.replay import page, terminal
+from cardgames.service.replay.steps import Replay, ReplayError, viewer_name
 
 UNREPLAYABLE, UNREADABLE = 1, 2
 

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import typer
 
-from service.guards import Limits
-from service.native import native_build
-from service.server import DEFAULT_ADDRESS, AddressError, CannotListen, parse_address, serve
-from service.store import ENV_STORE, EventStore, StoreError, resolve_environment
-from service.workers import DEFAULT_DEADLINE, Workers
+from cardgames.service.guards import Limits
+from cardgames.service.native import native_build
+from cardgames.service.server import DEFAULT_ADDRESS, AddressError, CannotListen, parse_address, serve
+from cardgames.service.store import ENV_STORE, EventStore, StoreError, resolve_environment
+from cardgames.service.workers import DEFAULT_DEADLINE, Workers
 
 #: Library settings given to a PostgreSQL store unless the environment sets them: a request
 #: waits at most this long for a connection, so a database that is down fails calls quickly.

@@ -28,15 +28,15 @@ from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from engine.core.registry import GAME_MODULES
-from service.cli.help import GameName
-from service.cli.output import print_whole
-from service.clocks import ClockKeeper
-from service.games import Games, ServiceError
-from service.store import ENV_STORE, EventStore, StoreError
-from service.tournament.log import ClockOptions, TournamentLog, TournamentNotFound
-from service.tournament.manager import TournamentNotFoundError, Tournaments, parse_entrants
-from service.tournament.standings import Standings, standings
+from cardgames.engine.core.registry import GAME_MODULES
+from cardgames.service.cli.help import GameName
+from cardgames.service.cli.output import print_whole
+from cardgames.service.clocks import ClockKeeper
+from cardgames.service.games import Games, ServiceError
+from cardgames.service.store import ENV_STORE, EventStore, StoreError
+from cardgames.service.tournament.log import ClockOptions, TournamentLog, TournamentNotFound
+from cardgames.service.tournament.manager import TournamentNotFoundError, Tournaments, parse_entrants
+from cardgames.service.tournament.standings import Standings, standings
 
 DEFAULT_LISTEN = "127.0.0.1:50051"
 #: Seconds the served remote entrants get, once the tournament is over, to read the end of their
@@ -188,7 +188,7 @@ async def _run(
     games = Games(store)
     server = None
     if remote:
-        from service.server import start  # serves remote entrants (and resumed ones) next to the runner
+        from cardgames.service.server import start  # serves remote entrants (and resumed ones) next to the runner
 
         server = await start(listen, games=games)
         assert server.bots is not None

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import typer
 
-from service.audit.logfile import LogFormatError
-from service.audit.verify import Failure, verify_bytes
+from cardgames.service.audit.logfile import LogFormatError
+from cardgames.service.audit.verify import Failure, verify_bytes
 
 OK, INVALID, UNREADABLE = 0, 1, 2
 

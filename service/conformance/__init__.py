@@ -1,5 +1,5 @@
 """The conformance runner of FORMAT.md: scenarios through the same engine code the service uses."""
 
-from service.conformance.runner import ScenarioFailure, run_paths, run_scenario, scenario_files
+from cardgames.service.conformance.runner import ScenarioFailure, run_paths, run_scenario, scenario_files
 
 __all__ = ["ScenarioFailure", "run_paths", "run_scenario", "scenario_files"]

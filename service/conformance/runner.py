@@ -7,12 +7,12 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from engine.core.commands import parse_command
-from engine.core.protocol import GameRules, OptionsError, Rejection, ScenarioError, Setup
-from engine.core.registry import UnknownGame, get_game
-from engine.core.replay import fold, new_match
-from engine.core.shuffle import seed_from_text
-from service.conformance.compare import mismatch
+from cardgames.engine.core.commands import parse_command
+from cardgames.engine.core.protocol import GameRules, OptionsError, Rejection, ScenarioError, Setup
+from cardgames.engine.core.registry import UnknownGame, get_game
+from cardgames.engine.core.replay import fold, new_match
+from cardgames.engine.core.shuffle import seed_from_text
+from cardgames.service.conformance.compare import mismatch
 
 TOP_LEVEL_KEYS = frozenset(
     {"format", "id", "title", "game", "players", "options", "start", "steps", "expect_state", "refs"}

@@ -23,7 +23,7 @@ from typing import Any
 
 import msgspec
 
-from engine.core.cards import is_card, is_card_or_joker
+from cardgames.engine.core.cards import is_card, is_card_or_joker
 
 #: Fields that name a seat by its role: a badge on that seat, not a fact.
 ROLES = {"dealer": "dealer", "eldest": "eldest", "bidder": "bidder", "to_act": "to act"}

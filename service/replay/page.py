@@ -3,7 +3,7 @@
 Every step's view is computed here, in Python, for the one viewer the page is for (the
 public by default, or a seat): the page holds nothing that viewer did not see, so it can
 be handed to that player. The page draws each step's table from the generic
-:mod:`~service.replay.layout` (seats, cards on the table, facts) and, for a game that
+:mod:`~cardgames.service.replay.layout` (seats, cards on the table, facts) and, for a game that
 exports ``table_text``, shows that text too; the raw view is under a "view (JSON)"
 disclosure.
 """
@@ -16,10 +16,10 @@ from typing import Any
 
 import msgspec
 
-from engine.core.protocol import Viewer
-from service.replay.assets import CSS, JS
-from service.replay.layout import layout
-from service.replay.steps import Replay, viewer_name
+from cardgames.engine.core.protocol import Viewer
+from cardgames.service.replay.assets import CSS, JS
+from cardgames.service.replay.layout import layout
+from cardgames.service.replay.steps import Replay, viewer_name
 
 _encoder = msgspec.json.Encoder()
 

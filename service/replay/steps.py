@@ -7,7 +7,7 @@ event as that viewer was shown it: in full when the viewer is in its audience, e
 its redacted form (``redact``). Step 0 is the table before the first event.
 
 A file that is not a readable log (not JSON, cut short, unknown game, format or rules
-version) raises :class:`~service.audit.logfile.LogFormatError`, with the audit
+version) raises :class:`~cardgames.service.audit.logfile.LogFormatError`, with the audit
 reader's own checks; a log whose events the rules cannot fold raises
 :class:`ReplayError`. Replaying does not verify the log: ``cardgames verify`` does.
 """
@@ -21,11 +21,11 @@ from typing import Any
 
 import msgspec
 
-from engine.core.canonical import canonical
-from engine.core.protocol import PUBLIC, GameRules, Viewer
-from engine.core.seat_events import with_seat_events
-from service.audit.logfile import AuditLog, LogFormatError, read_log
-from service.audit.verify import SEAT_EVENT_TYPES, Failure, _Verifier
+from cardgames.engine.core.canonical import canonical
+from cardgames.engine.core.protocol import PUBLIC, GameRules, Viewer
+from cardgames.engine.core.seat_events import with_seat_events
+from cardgames.service.audit.logfile import AuditLog, LogFormatError, read_log
+from cardgames.service.audit.verify import SEAT_EVENT_TYPES, Failure, _Verifier
 
 
 class ReplayError(Exception):

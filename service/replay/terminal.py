@@ -3,7 +3,7 @@
 Each step shows the event line (as the viewer was shown it), the seats (the viewer's own
 hand, the others' card counts, roles, per-seat lists and scores) and the table: the
 game's own ``table_text`` when its package exports one (reached through the registry),
-else the generic areas and facts of :mod:`service.replay.layout`.
+else the generic areas and facts of :mod:`cardgames.service.replay.layout`.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from engine.core.protocol import Viewer
-from service.replay.layout import Area, card_text, layout
-from service.replay.steps import Replay, Step, viewer_name
+from cardgames.engine.core.protocol import Viewer
+from cardgames.service.replay.layout import Area, card_text, layout
+from cardgames.service.replay.steps import Replay, Step, viewer_name
 
 CARD_PATTERN = re.compile(r"\b(?:JK=(?:10|[2-9AJQK])[SHDC]|JK|(?:10|[2-9AJQK])[SHDC])\b")
 STYLES = {"red": "bold red", "black": "bold", "joker": "bold magenta"}

@@ -1,4 +1,4 @@
-"""TournamentService over gRPC: requests to :class:`~service.tournament.manager.Tournaments`, results to messages."""
+"""TournamentService over gRPC: requests to :class:`~cardgames.service.tournament.manager.Tournaments`, results to messages."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import grpc
 from cardgames import wire
 from cardgames.v1 import tournament_pb2, tournament_pb2_grpc
 
-from service.games import InvalidOptions, ServiceError
-from service.grpc_api import _token, _unary, error_status
-from service.tournament.log import ClockOptions
-from service.tournament.manager import TournamentInfo, Tournaments
-from service.tournament.standings import Standings
+from cardgames.service.games import InvalidOptions, ServiceError
+from cardgames.service.grpc_api import _token, _unary, error_status
+from cardgames.service.tournament.log import ClockOptions
+from cardgames.service.tournament.manager import TournamentInfo, Tournaments
+from cardgames.service.tournament.standings import Standings
 
 
 def standings_message(table: Standings) -> tournament_pb2.Standings:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import msgspec
 
-from service.games import WrongToken
+from cardgames.service.games import WrongToken
 
 
 class EntrantSuperseded(WrongToken):

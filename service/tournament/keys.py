@@ -33,7 +33,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
 
-from service.store import EventStore
+from cardgames.service.store import EventStore
 
 ENV_SECRET: Final = "CARDGAMES_SECRET"
 log = logging.getLogger(__name__)

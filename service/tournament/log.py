@@ -28,7 +28,7 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 import msgspec
 from eventsourcing.persistence import IntegrityError, StoredEvent
 
-from service.store import EventStore
+from cardgames.service.store import EventStore
 
 TOPIC: Final = "cardgames.tournament."
 INDEX_ID: Final = uuid5(NAMESPACE_URL, "cardgames:tournaments")

@@ -1,6 +1,6 @@
 """Tournaments on the application layer: create, register, assignments, standings, and the runner.
 
-:class:`Tournaments` is to tournaments what :class:`service.games.Games` is to games: it
+:class:`Tournaments` is to tournaments what :class:`cardgames.service.games.Games` is to games: it
 keeps each tournament's folded state in memory, writes its events to the tournament's
 stream (service/tournament/log.py) and runs its schedule as an asyncio task:
 
@@ -37,12 +37,12 @@ from uuid import UUID, uuid4
 
 import msgspec
 
-from engine.core import fairness
-from engine.core.events import SeatTimedOut
-from engine.core.protocol import OptionsError
-from engine.core.registry import UnknownGame, get_game
-from engine.core.seat_events import CONSEQUENCES
-from service.games import (
+from cardgames.engine.core import fairness
+from cardgames.engine.core.events import SeatTimedOut
+from cardgames.engine.core.protocol import OptionsError
+from cardgames.engine.core.registry import UnknownGame, get_game
+from cardgames.engine.core.seat_events import CONSEQUENCES
+from cardgames.service.games import (
     GameNotFoundError,
     Games,
     InvalidOptions,
@@ -53,9 +53,9 @@ from service.games import (
     WrongToken,
     token_hash,
 )
-from service.tournament.hub import Assignment, Hub
-from service.tournament.keys import TournamentKey, tournament_key
-from service.tournament.log import (
+from cardgames.service.tournament.hub import Assignment, Hub
+from cardgames.service.tournament.keys import TournamentKey, tournament_key
+from cardgames.service.tournament.log import (
     BUILTIN_KINDS,
     ClockOptions,
     Entrant,
@@ -71,9 +71,9 @@ from service.tournament.log import (
     apply,
     fold_tournament,
 )
-from service.tournament.players import play_seat, policy_for
-from service.tournament.schedule import DISJOINT, TABLE, MatchSpec, disjoint_possible, sides_of
-from service.tournament.standings import Standings, standings, tournament_schedule
+from cardgames.service.tournament.players import play_seat, policy_for
+from cardgames.service.tournament.schedule import DISJOINT, TABLE, MatchSpec, disjoint_possible, sides_of
+from cardgames.service.tournament.standings import Standings, standings, tournament_schedule
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)

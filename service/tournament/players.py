@@ -23,7 +23,7 @@ from typing import Any
 
 import msgspec
 
-from service.games import Games, ServiceError, StaleSequenceError
+from cardgames.service.games import Games, ServiceError, StaleSequenceError
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +34,7 @@ def policy_for(game: str, kind: str, config: Any) -> Any:
     ``ismcts:N`` is the search bot with a budget of N iterations per decision.
     """
     try:
-        from engine.bots import get_policy
+        from cardgames.engine.bots import get_policy
     except ImportError:  # the bots package is not there: every kind plays at random
         return _RandomPolicy()
     kind, _, iterations = kind.partition(":")
@@ -51,7 +51,7 @@ def policy_for(game: str, kind: str, config: Any) -> Any:
 def _searches(policy: Any) -> bool:
     """Whether the policy is the search bot (whose every decision is many playouts)."""
     try:
-        from engine.bots import ISMCTSPolicy
+        from cardgames.engine.bots import ISMCTSPolicy
     except ImportError:
         return False
     return isinstance(policy, ISMCTSPolicy)

@@ -27,9 +27,9 @@ from typing import Any
 import msgspec
 from openskill.models import PlackettLuce
 
-from service.tournament.log import MatchFinished, TournamentState
-from service.tournament.schedule import MatchSpec, schedule, sides_of
-from service.tournament.sprt import SprtResult, sprt
+from cardgames.service.tournament.log import MatchFinished, TournamentState
+from cardgames.service.tournament.schedule import MatchSpec, schedule, sides_of
+from cardgames.service.tournament.sprt import SprtResult, sprt
 
 
 class Record(msgspec.Struct):

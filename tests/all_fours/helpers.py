@@ -7,13 +7,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import msgspec
-
-from engine.all_fours import State
-from engine.all_fours.commands import PLAYS
-from engine.core.cards import STANDARD_PACK
-from engine.core.protocol import Rejection, Setup
-from engine.core.registry import get_game
-from engine.core.replay import apply, new_match
+from cardgames.engine.all_fours import State
+from cardgames.engine.all_fours.commands import PLAYS
+from cardgames.engine.core.cards import STANDARD_PACK
+from cardgames.engine.core.protocol import Rejection, Setup
+from cardgames.engine.core.registry import get_game
+from cardgames.engine.core.replay import apply, new_match
 
 GAME = get_game("all_fours")
 SEED = "ab" * 32

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
-from engine.all_fours import make_config
-from engine.core.protocol import OptionsError
+from cardgames.engine.all_fours import make_config
+from cardgames.engine.core.protocol import OptionsError
 
 GOOD = {
     "target_score": 7,

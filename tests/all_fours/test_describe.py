@@ -5,12 +5,12 @@ from __future__ import annotations
 import random
 
 import msgspec
+from cardgames.engine.all_fours.events import CardPlayed, HandScored, MatchWon, PointsScored, Stood
+from cardgames.engine.core.events import Shuffled
+from cardgames.engine.core.protocol import Setup
+from cardgames.engine.core.registry import get_game
+from cardgames.engine.core.replay import new_match
 
-from engine.all_fours.events import CardPlayed, HandScored, MatchWon, PointsScored, Stood
-from engine.core.events import Shuffled
-from engine.core.protocol import Setup
-from engine.core.registry import get_game
-from engine.core.replay import new_match
 from tests.all_fours.helpers import GAME, act, make_deck, random_match, start
 
 
@@ -58,7 +58,7 @@ def test_the_registry_gives_the_package_with_the_whole_protocol() -> None:
 
 
 def test_commands_parse_from_format_md_dicts() -> None:
-    from engine.core.commands import parse_command
+    from cardgames.engine.core.commands import parse_command
 
     for raw in ({"type": "stand"}, {"type": "beg"}, {"type": "give_one"}, {"type": "run_pack"},
                 {"type": "play", "card": "10D"}, {"type": "call", "owner": 1, "card": "KD", "extra": 1}):  # fmt: skip

@@ -7,13 +7,13 @@ from typing import Any
 
 import msgspec
 import pytest
+from cardgames.engine.all_fours import State
+from cardgames.engine.all_fours.events import CardsDealt, CardsDelivered, DealerChosen, TrumpFixed
+from cardgames.engine.all_fours.view import hand_hidden
+from cardgames.engine.core.cards import STANDARD_CARDS
+from cardgames.engine.core.events import MatchSeeded, Shuffled
+from cardgames.engine.core.protocol import HIDDEN, PUBLIC
 
-from engine.all_fours import State
-from engine.all_fours.events import CardsDealt, CardsDelivered, DealerChosen, TrumpFixed
-from engine.all_fours.view import hand_hidden
-from engine.core.cards import STANDARD_CARDS
-from engine.core.events import MatchSeeded, Shuffled
-from engine.core.protocol import HIDDEN, PUBLIC
 from tests.all_fours.helpers import GAME, act, make_deck, play, random_match, start
 
 HANDS = {
@@ -73,7 +73,7 @@ def test_d_view_of_a_seat_shows_its_own_hand_only() -> None:
 
 def test_d_dealt_cards_go_to_their_seat_only_and_chance_is_hidden() -> None:
     config = GAME.make_config({}, 4)
-    from engine.core.protocol import Setup
+    from cardgames.engine.core.protocol import Setup
 
     events = GAME.start(config, Setup(seed="cd" * 32, dealer=0))
     for event in events:
@@ -115,7 +115,7 @@ def test_d_held_back_run_cards_are_delivered_with_the_whole_hand() -> None:
 
 
 def _setup() -> Any:
-    from engine.core.protocol import Setup
+    from cardgames.engine.core.protocol import Setup
 
     return Setup(seed="ab" * 32, decks=(tuple(make_deck(HANDS, "4H")),), dealer=3)
 

@@ -9,13 +9,12 @@ from functools import cache
 from typing import Any
 
 import msgspec
-
-from engine.core import chain
-from engine.core.registry import get_game
-from service.audit.export import from_result
-from service.audit.logfile import AuditLog, read_log, to_bytes
-from service.games import Created, Games
-from service.store import EventStore
+from cardgames.engine.core import chain
+from cardgames.engine.core.registry import get_game
+from cardgames.service.audit.export import from_result
+from cardgames.service.audit.logfile import AuditLog, read_log, to_bytes
+from cardgames.service.games import Created, Games
+from cardgames.service.store import EventStore
 
 GAMES = ("all_fours", "seep", "contract_rummy")
 

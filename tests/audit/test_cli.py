@@ -11,11 +11,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from cardgames.service.audit.export import from_result
+from cardgames.service.audit.logfile import to_bytes
+from cardgames.service.server import start
+from cardgames.service.store import EventStore
 
-from service.audit.export import from_result
-from service.audit.logfile import to_bytes
-from service.server import start
-from service.store import EventStore
 from tests.audit.helpers import GAMES, commit_and_reveal, fresh, play_to_end, played_log, rechain
 
 REPO = Path(__file__).resolve().parents[2]
@@ -23,7 +23,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 def cardgames() -> list[str]:
     script = Path(sys.executable).parent / "cardgames"
-    return [str(script)] if script.exists() else [sys.executable, "-c", "from service.cli import main; main()"]
+    fallback = [sys.executable, "-c", "from cardgames.service.cli import main; main()"]
+    return [str(script)] if script.exists() else fallback
 
 
 def run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:

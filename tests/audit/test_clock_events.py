@@ -11,14 +11,14 @@ from typing import Any
 
 import msgspec
 import pytest
+from cardgames.engine.core.events import AUTO_MOVE, FORFEIT, ClockCharged
+from cardgames.engine.core.seat_events import timeout_events
+from cardgames.service.audit.export import from_result
+from cardgames.service.audit.logfile import AuditLog
+from cardgames.service.audit.verify import Failure, verify
+from cardgames.service.games import Games
+from cardgames.service.store import EventStore
 
-from engine.core.events import AUTO_MOVE, FORFEIT, ClockCharged
-from engine.core.seat_events import timeout_events
-from service.audit.export import from_result
-from service.audit.logfile import AuditLog
-from service.audit.verify import Failure, verify
-from service.games import Games
-from service.store import EventStore
 from tests.audit.helpers import GAMES, commands, index_of, rechain
 
 

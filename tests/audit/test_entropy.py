@@ -10,18 +10,18 @@ from uuid import UUID
 
 import grpc
 import pytest
+from cardgames.engine.core import fairness
+from cardgames.engine.core.events import MatchSeeded
+from cardgames.engine.core.registry import get_game
+from cardgames.service.audit.export import from_result
+from cardgames.service.audit.verify import verify
+from cardgames.service.games import Games, InvalidRequest, NotNow
+from cardgames.service.server import start
+from cardgames.service.store import EventStore
 from cardgames.v1 import game_service_pb2 as pb
 from cardgames.v1 import game_service_pb2_grpc
 from grpc_status import rpc_status
 
-from engine.core import fairness
-from engine.core.events import MatchSeeded
-from engine.core.registry import get_game
-from service.audit.export import from_result
-from service.audit.verify import verify
-from service.games import Games, InvalidRequest, NotNow
-from service.server import start
-from service.store import EventStore
 from tests.audit.helpers import play_to_end
 
 GAME = "all_fours"

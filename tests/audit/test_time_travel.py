@@ -13,14 +13,14 @@ from uuid import UUID
 import grpc
 import msgspec
 import pytest
+from cardgames.engine.core.registry import get_game
+from cardgames.engine.core.replay import fold
+from cardgames.service.games import Games, InvalidRequest
+from cardgames.service.server import start
+from cardgames.service.store import EventStore
 from cardgames.v1 import game_service_pb2 as pb
 from cardgames.v1 import game_service_pb2_grpc
 
-from engine.core.registry import get_game
-from engine.core.replay import fold
-from service.games import Games, InvalidRequest
-from service.server import start
-from service.store import EventStore
 from tests.audit.helpers import GAMES, play_to_end
 
 

@@ -8,11 +8,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import msgspec
-
-from engine.core.cards import is_card_or_joker
-from engine.core.protocol import Setup
-from engine.core.registry import get_game
-from engine.core.replay import new_match
+from cardgames.engine.core.cards import is_card_or_joker
+from cardgames.engine.core.protocol import Setup
+from cardgames.engine.core.registry import get_game
+from cardgames.engine.core.replay import new_match
 
 
 def seed_of(text: str) -> str:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from engine.all_fours import View
-from engine.all_fours.commands import BEG, GIVE_ONE, PLAYS, RUN_PACK, STAND
-from engine.all_fours.state import Played
-from engine.core.registry import get_game
+from cardgames.engine.all_fours import View
+from cardgames.engine.all_fours.commands import BEG, GIVE_ONE, PLAYS, RUN_PACK, STAND
+from cardgames.engine.all_fours.state import Played
+from cardgames.engine.core.registry import get_game
 
 GAME = get_game("all_fours")
 CONFIG = GAME.make_config({}, None)

@@ -8,12 +8,12 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from engine.bots import get_policy
-from engine.bots.arena import match_seed, play_match
-from engine.core.protocol import Rejection, Setup
-from engine.core.registry import get_game
-from engine.core.replay import new_match
-from engine.seep.cards import VALUE
+from cardgames.engine.bots import get_policy
+from cardgames.engine.bots.arena import match_seed, play_match
+from cardgames.engine.core.protocol import Rejection, Setup
+from cardgames.engine.core.registry import get_game
+from cardgames.engine.core.replay import new_match
+from cardgames.engine.seep.cards import VALUE
 
 
 def _self_play(game_name: str, matches: int, seed: str) -> Any:

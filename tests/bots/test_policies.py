@@ -5,10 +5,10 @@ from __future__ import annotations
 import random
 
 import pytest
+from cardgames.engine.bots import KINDS, get_policy
+from cardgames.engine.bots.policy import BotsUnavailable, bot_rules
+from cardgames.engine.core.registry import available_games, get_game
 
-from engine.bots import KINDS, get_policy
-from engine.bots.policy import BotsUnavailable, bot_rules
-from engine.core.registry import available_games, get_game
 from tests.bots.helpers import positions
 
 
@@ -72,7 +72,7 @@ def test_budget_errors() -> None:
 
 
 def test_contract_rummy_meld_potential_counts_sets_runs_and_jokers() -> None:
-    from engine.contract_rummy.heuristic import meld_potential
+    from cardgames.engine.contract_rummy.heuristic import meld_potential
 
     hand = ["7S", "7H", "7D", "7C", "KS", "KH", "2S", "JK"]
     assert meld_potential(hand, 2, 0, 3) == 1 + 3 + 2  # the joker, three 7s (of four), two kings

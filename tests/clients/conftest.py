@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
-
-from clients import GameClient, Retry
-from service.server import Running
+from cardgames.clients import GameClient, Retry
+from cardgames.service.server import Running
 
 GAME = "all_fours"
 SEED = 7

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import grpc
 import pytest
-
-from clients import (
+from cardgames.clients import (
     AuthError,
     CardgamesError,
     CommandRejected,
@@ -24,10 +23,11 @@ from clients import (
     StaleSequence,
     seed_hex,
 )
-from clients.errors import from_rpc_error
-from service.guards import Limits, limited_status
-from service.server import Running, start
-from service.store import EventStore
+from cardgames.clients.errors import from_rpc_error
+from cardgames.service.guards import Limits, limited_status
+from cardgames.service.server import Running, start
+from cardgames.service.store import EventStore
+
 from tests.clients.conftest import FAST, GAME, SEED
 
 NO_SUCH_GAME = "00000000-0000-0000-0000-000000000000"

@@ -7,10 +7,11 @@ from collections.abc import Iterator, Sequence
 from itertools import combinations, product
 from typing import Any, Literal
 
-from engine.contract_rummy.commands import Dig, LayOff, Meld
-from engine.contract_rummy.melds import JOKER_PREFIX, face_at, hand_code
-from engine.core.cards import JOKER, RANKS, SUITS
-from engine.core.protocol import Rejection
+from cardgames.engine.contract_rummy.commands import Dig, LayOff, Meld
+from cardgames.engine.contract_rummy.melds import JOKER_PREFIX, face_at, hand_code
+from cardgames.engine.core.cards import JOKER, RANKS, SUITS
+from cardgames.engine.core.protocol import Rejection
+
 from tests.contract_rummy.helpers import game
 
 #: Where a lay-off goes on a run: as the rules choose (None), or at one end.
@@ -147,7 +148,7 @@ def _then_lists(state: Any, seat: int, steps: int, seen: set[Any]) -> Iterator[l
 def some_dig(state: Any, seat: int, depth: int, sets: int, runs: int, chain: int = 12) -> bool:
     """Does any dig to ``depth`` pass ``decide``: the lay-down if the seat is not down (or, where new
     melds are allowed, one new meld), then up to ``chain`` lay-offs (every card on every meld)?"""
-    from engine.contract_rummy.events import DiscardDug
+    from cardgames.engine.contract_rummy.events import DiscardDug
 
     cfg = state.config
     taken = tuple(state.discard[:depth])

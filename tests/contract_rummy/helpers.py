@@ -7,14 +7,14 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
-from engine.contract_rummy.config import deck_for
-from engine.contract_rummy.melds import hand_code, make_meld
-from engine.contract_rummy.state import State
-from engine.core.chance import canonical_order
-from engine.core.commands import parse_command
-from engine.core.protocol import Rejection, Setup
-from engine.core.registry import get_game
-from engine.core.replay import new_match
+from cardgames.engine.contract_rummy.config import deck_for
+from cardgames.engine.contract_rummy.melds import hand_code, make_meld
+from cardgames.engine.contract_rummy.state import State
+from cardgames.engine.core.chance import canonical_order
+from cardgames.engine.core.commands import parse_command
+from cardgames.engine.core.protocol import Rejection, Setup
+from cardgames.engine.core.registry import get_game
+from cardgames.engine.core.replay import new_match
 
 game: Any = get_game("contract_rummy")
 

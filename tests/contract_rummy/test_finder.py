@@ -8,15 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from cardgames.engine.contract_rummy.commands import Dig, Meld
+from cardgames.engine.contract_rummy.config import CONTRACTS
+from cardgames.engine.contract_rummy.finder import Shape, find_layout, three_runs_cover
+from cardgames.engine.contract_rummy.melds import face_at
+from cardgames.engine.core.cards import RANKS, SUITS
+from cardgames.engine.core.protocol import Rejection
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from engine.contract_rummy.commands import Dig, Meld
-from engine.contract_rummy.config import CONTRACTS
-from engine.contract_rummy.finder import Shape, find_layout, three_runs_cover
-from engine.contract_rummy.melds import face_at
-from engine.core.cards import RANKS, SUITS
-from engine.core.protocol import Rejection
 from tests.contract_rummy.brute import every_meld, some_contract, some_dig
 from tests.contract_rummy.helpers import game, position
 
@@ -197,7 +197,7 @@ def test_dig_is_offered_exactly_when_the_dug_card_can_be_placed(case: tuple[int,
 
 def test_every_meld_of_the_brute_force_is_legal() -> None:
     """The brute force's own building blocks are legal melds (a check of the checker)."""
-    from engine.contract_rummy.melds import make_meld
+    from cardgames.engine.contract_rummy.melds import make_meld
 
     for meld in every_meld(["5H", "6H", "7H", "7S", "JK", "AH", "2H"], 3, "one"):
         assert not isinstance(make_meld(meld, 0, 3, "one"), str), meld

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.contract_rummy.commands import LayOff, Meld
-from engine.contract_rummy.events import DealBlocked, DealScored, GameEnded, PlayerWentOut, StockRefilled
-from engine.contract_rummy.melds import penalty
-from engine.core.events import Shuffled
+from cardgames.engine.contract_rummy.commands import LayOff, Meld
+from cardgames.engine.contract_rummy.events import DealBlocked, DealScored, GameEnded, PlayerWentOut, StockRefilled
+from cardgames.engine.contract_rummy.melds import penalty
+from cardgames.engine.core.events import Shuffled
+
 from tests.contract_rummy.helpers import act, game, position, refused
 
 RUN_TABLE = [{"owner": 0, "kind": "run", "cards": ["10D", "JD", "QD"]},

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.contract_rummy.commands import Discard
-from engine.contract_rummy.events import Discarded
-from engine.core.protocol import Rejection
+from cardgames.engine.contract_rummy.commands import Discard
+from cardgames.engine.contract_rummy.events import Discarded
+from cardgames.engine.core.protocol import Rejection
+
 from tests.contract_rummy.helpers import game, position
 
 SETS = [{"owner": 0, "kind": "set", "cards": ["KS", "KH", "KD"]},

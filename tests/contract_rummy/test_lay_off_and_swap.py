@@ -5,7 +5,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from engine.contract_rummy.commands import JokerTo, LayOff, SwapJoker
+from cardgames.engine.contract_rummy.commands import JokerTo, LayOff, SwapJoker
+
 from tests.contract_rummy.helpers import act, game, position, refused
 
 TABLE = [

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from cardgames.engine.contract_rummy.config import CONTRACTS, deck_for
+from cardgames.engine.contract_rummy.events import CardsDealt, DealerCardDrawn, DealerChosen, DealStarted, UpcardTurned
+from cardgames.engine.contract_rummy.melds import make_meld, penalty
+from cardgames.engine.core.cards import pack
+from cardgames.engine.core.chance import canonical_order
+from cardgames.engine.core.protocol import OptionsError, ScenarioError
 
-from engine.contract_rummy.config import CONTRACTS, deck_for
-from engine.contract_rummy.events import CardsDealt, DealerCardDrawn, DealerChosen, DealStarted, UpcardTurned
-from engine.contract_rummy.melds import make_meld, penalty
-from engine.core.cards import pack
-from engine.core.chance import canonical_order
-from engine.core.protocol import OptionsError, ScenarioError
 from tests.contract_rummy.helpers import act, config, game, new, position
 
 
@@ -170,6 +170,6 @@ def test_A5_match_keys_set_the_deal_and_the_scores() -> None:
 
 def test_A5_a_fresh_snapshot_deals_when_no_position_is_given() -> None:
     state = game.from_snapshot(config(), {"deal": 3, "dealer": 1, "scores": [1, 2, 3, 4]},
-                               __import__("engine.core.protocol", fromlist=["Setup"]).Setup(seed="cd" * 32))
+                               __import__("cardgames.engine.core.protocol", fromlist=["Setup"]).Setup(seed="cd" * 32))
     assert state.deal == 3 and state.to_act == 2 and state.scores == (1, 2, 3, 4)
     assert all(len(hand) == 10 for hand in state.hands)

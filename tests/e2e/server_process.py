@@ -17,7 +17,7 @@ def cardgames_command() -> list[str]:
     script = Path(sys.executable).parent / "cardgames"
     if script.exists():
         return [str(script)]
-    return [sys.executable, "-c", "from service.cli import main; main()"]
+    return [sys.executable, "-c", "from cardgames.service.cli import main; main()"]
 
 
 class ServerProcess:

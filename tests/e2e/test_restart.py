@@ -15,8 +15,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from clients import Accepted, GameClient, LogEvent, Retry, Update
-from clients.bots import RandomBot
+from cardgames.clients import Accepted, GameClient, LogEvent, Retry, Update
+from cardgames.clients.bots import RandomBot
+
 from tests.e2e.server_process import ServerProcess
 
 GAME = "all_fours"

@@ -14,9 +14,9 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from engine.contract_rummy.config import deck_for
-from engine.core.cards import JOKER, STANDARD_PACK
-from engine.core.commands import to_dict
+from cardgames.engine.contract_rummy.config import deck_for
+from cardgames.engine.core.cards import JOKER, STANDARD_PACK
+from cardgames.engine.core.commands import to_dict
 
 #: How many commands of the pool Seep and Contract Rummy try per viewer and position, and how
 #: many of the viewer's listed commands besides.

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from engine.core.protocol import Rejection, Viewer
-from engine.core.registry import get_game
+from cardgames.engine.core.protocol import Rejection, Viewer
+from cardgames.engine.core.registry import get_game
+
 from tests.infosets.batteries import all_fours as all_fours_battery
 from tests.infosets.batteries import battery
 from tests.infosets.worlds import (

@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import engine.all_fours.rules as all_fours_rules
-from engine.all_fours.cards import POWER, side_of
-from engine.all_fours.commands import Call, Play
-from engine.all_fours.events import CardExposed, ExposedCardCalled
-from engine.all_fours.state import OVER, PLAY
-from engine.core.protocol import Malformed, Rejection, reject
+import cardgames.engine.all_fours.rules as all_fours_rules
+from cardgames.engine.all_fours.cards import POWER, side_of
+from cardgames.engine.all_fours.commands import Call, Play
+from cardgames.engine.all_fours.events import CardExposed, ExposedCardCalled
+from cardgames.engine.all_fours.state import OVER, PLAY
+from cardgames.engine.core.protocol import Malformed, Rejection, reject
 
 
 def old_not_held(state: Any, seat: int, card: str) -> Rejection | None:

@@ -23,7 +23,7 @@
   course to the table (:func:`plausible`: the only one is a Seep bidder's hand with no card
   above 8, which is shown and dealt again).
 * What a viewer is told (:class:`Told`): its view, its legal listing, its log (the
-  service's per-viewer redaction, :func:`service.games.shown`, of every event), and the
+  service's per-viewer redaction, :func:`cardgames.service.games.shown`, of every event), and the
   answer (accepted, or code, rule and message) to every command of a battery.
 
 Replays start at the step that dealt the position's deal (its state with the new orders
@@ -43,20 +43,20 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from cardgames.engine.all_fours import config as all_fours_config
+from cardgames.engine.all_fours.cards import side_of
+from cardgames.engine.bots.policy import bot_rules
+from cardgames.engine.contract_rummy import config as rummy_config
+from cardgames.engine.core.cards import STANDARD_PACK, is_card_or_joker
+from cardgames.engine.core.commands import parse_command, to_dict
+from cardgames.engine.core.protocol import GameRules, Rejection, Setup, Viewer
+from cardgames.engine.core.registry import get_game
+from cardgames.engine.core.replay import new_match
+from cardgames.engine.seep import config as seep_config
+from cardgames.engine.seep.cards import VALUE as SEEP_VALUE
+from cardgames.service.games import shown
 from msgspec.structs import replace
 
-from engine.all_fours import config as all_fours_config
-from engine.all_fours.cards import side_of
-from engine.bots.policy import bot_rules
-from engine.contract_rummy import config as rummy_config
-from engine.core.cards import STANDARD_PACK, is_card_or_joker
-from engine.core.commands import parse_command, to_dict
-from engine.core.protocol import GameRules, Rejection, Setup, Viewer
-from engine.core.registry import get_game
-from engine.core.replay import new_match
-from engine.seep import config as seep_config
-from engine.seep.cards import VALUE as SEEP_VALUE
-from service.games import shown
 from tests.bots.helpers import cards_in
 
 GAMES = ("all_fours", "seep", "contract_rummy")

@@ -6,9 +6,8 @@ from collections.abc import AsyncIterator
 
 import grpc
 import pytest
-
-from service.server import Running, start
-from service.store import EventStore
+from cardgames.service.server import Running, start
+from cardgames.service.store import EventStore
 
 
 @pytest.fixture

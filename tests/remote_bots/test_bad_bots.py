@@ -13,12 +13,11 @@ from typing import Any
 
 import grpc
 from cardgames import wire
+from cardgames.clients.remote_bot import error_reason, play_seat
+from cardgames.engine.core.events import SeatTimedOut
+from cardgames.service.server import Running
+from cardgames.service.tournament.log import ClockOptions
 from cardgames.v1 import bots_pb2, bots_pb2_grpc, game_service_pb2, game_service_pb2_grpc
-
-from clients.remote_bot import error_reason, play_seat
-from engine.core.events import SeatTimedOut
-from service.server import Running
-from service.tournament.log import ClockOptions
 
 SEED = "e4" * 32
 

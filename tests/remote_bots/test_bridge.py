@@ -12,16 +12,15 @@ from typing import Any
 
 import grpc
 import pytest
-
-from clients.bridge import LineProgram, ProgramExited
-from clients.remote_bot import play_seat
-from engine.core.events import SeatTimedOut
-from service.server import Running, start
-from service.store import EventStore
-from service.tournament.log import ClockOptions
+from cardgames.clients.bridge import LineProgram, ProgramExited
+from cardgames.clients.remote_bot import play_seat
+from cardgames.engine.core.events import SeatTimedOut
+from cardgames.service.server import Running, start
+from cardgames.service.store import EventStore
+from cardgames.service.tournament.log import ClockOptions
 
 PERL_BOT = Path(__file__).parent / "bots" / "cycle_legal.pl"
-CLI = [sys.executable, "-c", "from service.cli import main; main()"]
+CLI = [sys.executable, "-c", "from cardgames.service.cli import main; main()"]
 SEED = "b7" * 32
 
 

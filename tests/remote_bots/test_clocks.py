@@ -6,12 +6,11 @@ import asyncio
 from typing import Any, cast
 
 import pytest
-
-from engine.core.events import AUTO_MOVE, FORFEIT, ClockCharged, SeatTimedOut
-from service.clocks import ClockKeeper, DeadlinePassed
-from service.games import Games
-from service.store import EventStore
-from service.tournament.log import ClockOptions
+from cardgames.engine.core.events import AUTO_MOVE, FORFEIT, ClockCharged, SeatTimedOut
+from cardgames.service.clocks import ClockKeeper, DeadlinePassed
+from cardgames.service.games import Games
+from cardgames.service.store import EventStore
+from cardgames.service.tournament.log import ClockOptions
 
 SEED = "c1" * 32
 

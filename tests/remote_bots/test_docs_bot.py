@@ -8,7 +8,7 @@ import re
 import sys
 from pathlib import Path
 
-from service.server import Running
+from cardgames.service.server import Running
 
 REPO = Path(__file__).resolve().parents[2]
 BLOCK = re.compile(r"```python\n(.*?)```", re.DOTALL)

@@ -28,11 +28,10 @@ from typing import Any
 import grpc
 import pytest
 from cardgames import wire
+from cardgames.clients.remote_bot import error_reason, play_seat
+from cardgames.service.server import Running
+from cardgames.service.tournament.schedule import DISJOINT, deal_seed
 from cardgames.v1 import game_service_pb2, game_service_pb2_grpc, tournament_pb2, tournament_pb2_grpc
-
-from clients.remote_bot import error_reason, play_seat
-from service.server import Running
-from service.tournament.schedule import DISJOINT, deal_seed
 
 SEED = "c4" * 32
 REPO = Path(__file__).resolve().parents[2]

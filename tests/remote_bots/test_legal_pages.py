@@ -16,17 +16,16 @@ import grpc
 import msgspec
 import pytest
 from cardgames import wire
+from cardgames.clients.bots.random_bot import RandomBot
+from cardgames.clients.client import GameClient
+from cardgames.clients.remote_bot import _decide, decision_data
+from cardgames.engine.core.registry import get_game
+from cardgames.service import games as games_module
+from cardgames.service.games import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, Games, Rejected
+from cardgames.service.server import Running
 from cardgames.v1 import bots_pb2, bots_pb2_grpc, game_service_pb2, game_service_pb2_grpc
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
-
-from clients.bots.random_bot import RandomBot
-from clients.client import GameClient
-from clients.remote_bot import _decide, decision_data
-from engine.core.registry import get_game
-from service import games as games_module
-from service.games import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, Games, Rejected
-from service.server import Running
 
 pb = game_service_pb2
 SEED = "b7" * 32

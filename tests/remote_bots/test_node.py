@@ -14,8 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
-from service.server import Running
+from cardgames.service.server import Running
 
 NODE_DIR = Path(__file__).resolve().parents[2] / "clients" / "node"
 needs_node = pytest.mark.skipif(not (shutil.which("node") and shutil.which("npm")), reason="node/npm not installed")

@@ -7,11 +7,10 @@ import random
 from typing import Any
 
 import grpc
+from cardgames.clients.remote_bot import play_seat, play_tournament
+from cardgames.service.server import Running
+from cardgames.service.tournament.log import ClockOptions
 from cardgames.v1 import bots_pb2, bots_pb2_grpc, tournament_pb2, tournament_pb2_grpc
-
-from clients.remote_bot import play_seat, play_tournament
-from service.server import Running
-from service.tournament.log import ClockOptions
 
 SEED = "d0" * 32
 

@@ -11,12 +11,11 @@ from typing import Any
 
 import grpc
 import pytest
+from cardgames.clients.remote_bot import play_tournament
+from cardgames.service.server import start
+from cardgames.service.store import EventStore
+from cardgames.service.tournament.log import ClockOptions
 from cardgames.v1 import tournament_pb2, tournament_pb2_grpc
-
-from clients.remote_bot import play_tournament
-from service.server import start
-from service.store import EventStore
-from service.tournament.log import ClockOptions
 
 SEED = "a9" * 32
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-
-from engine.core.events import AUTO_MOVE, FORFEIT, ClockCharged, SeatTimedOut
-from engine.core.protocol import Rejection, RejectionCode, Setup
-from engine.core.registry import get_game
-from engine.core.replay import fold
-from engine.core.seat_events import Seated, timeout_events, with_seat_events
+from cardgames.engine.core.events import AUTO_MOVE, FORFEIT, ClockCharged, SeatTimedOut
+from cardgames.engine.core.protocol import Rejection, RejectionCode, Setup
+from cardgames.engine.core.registry import get_game
+from cardgames.engine.core.replay import fold
+from cardgames.engine.core.seat_events import Seated, timeout_events, with_seat_events
 
 SEED = "ab" * 32
 

@@ -25,21 +25,20 @@ import grpc
 import msgspec
 import pytest
 from cardgames import wire
+from cardgames.engine.bots import ISMCTSPolicy, get_policy
+from cardgames.engine.core.events import AUTO_MOVE, SeatTimedOut
+from cardgames.engine.core.protocol import Rejection
+from cardgames.engine.core.registry import get_game
+from cardgames.service import workers as workers_module
+from cardgames.service.clocks import ClockKeeper
+from cardgames.service.games import Games, Rejected, WorkDeadline
+from cardgames.service.server import Running, start
+from cardgames.service.store import EventStore
+from cardgames.service.tournament.log import ClockOptions
+from cardgames.service.workers import Workers
 from cardgames.v1 import bots_pb2, bots_pb2_grpc, game_service_pb2, game_service_pb2_grpc
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
-
-from engine.bots import ISMCTSPolicy, get_policy
-from engine.core.events import AUTO_MOVE, SeatTimedOut
-from engine.core.protocol import Rejection
-from engine.core.registry import get_game
-from service import workers as workers_module
-from service.clocks import ClockKeeper
-from service.games import Games, Rejected, WorkDeadline
-from service.server import Running, start
-from service.store import EventStore
-from service.tournament.log import ClockOptions
-from service.workers import Workers
 
 pb = game_service_pb2
 B7 = {"throw_when_capture_available": True}
@@ -382,8 +381,8 @@ async def test_a_decision_past_the_deadline_is_typed_or_made_again_by_the_fallba
 def test_a_search_bot_crosses_to_a_worker_with_its_memory() -> None:
     """The search bot is pickled with what it remembers and chooses in the copy as it would have here."""
     game = get_game("seep")
-    from engine.core.protocol import Setup
-    from engine.core.replay import new_match
+    from cardgames.engine.core.protocol import Setup
+    from cardgames.engine.core.replay import new_match
 
     state, _ = new_match(game, game.make_config({}, None), Setup(seed=SEED))
     seat = game.to_act(state)[0]

@@ -7,15 +7,15 @@ from collections import Counter
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from engine import seep
-from engine.core.cards import STANDARD_PACK
-from engine.core.commands import parse_command
-from engine.core.protocol import Rejection, Setup
-from engine.core.registry import get_game
-from engine.core.replay import fold
-from engine.core.shuffle import seed_from_text
-from engine.seep.cards import VALUE
-from engine.seep.state import State
+from cardgames.engine import seep
+from cardgames.engine.core.cards import STANDARD_PACK
+from cardgames.engine.core.commands import parse_command
+from cardgames.engine.core.protocol import Rejection, Setup
+from cardgames.engine.core.registry import get_game
+from cardgames.engine.core.replay import fold
+from cardgames.engine.core.shuffle import seed_from_text
+from cardgames.engine.seep.cards import VALUE
+from cardgames.engine.seep.state import State
 
 SEED = seed_from_text("seep tests").hex()
 GAME = get_game("seep")
@@ -138,7 +138,7 @@ def table(
     than the houses', so that no seat holds an unexpected key); every other card lies in
     team 0's pile.
     """
-    from engine.seep.snapshot import plays_made
+    from cardgames.engine.seep.snapshot import plays_made
 
     own = len(hands[seat])
     plays = 4 * (12 - own) + (seat - dealer - 1) % 4

@@ -1,4 +1,4 @@
-"""The loose cards' groups (engine.seep.groups): sets by sum, their multisets of values, counts.
+"""The loose cards' groups (cardgames.engine.seep.groups): sets by sum, their multisets of values, counts.
 
 The listing's order rests on the order of ``sets_by_sum``, and every count of a crowded
 floor on the multisets (``Counts``) and the count over them (``Tally``): each is checked
@@ -10,10 +10,9 @@ from __future__ import annotations
 import random
 
 import pytest
-
-from engine.core.cards import STANDARD_PACK
-from engine.seep.cards import VALUE
-from engine.seep.groups import MAX_SUM, AnswerTable, Floor, Tally, sets_by_sum
+from cardgames.engine.core.cards import STANDARD_PACK
+from cardgames.engine.seep.cards import VALUE
+from cardgames.engine.seep.groups import MAX_SUM, AnswerTable, Floor, Tally, sets_by_sum
 
 
 def _random_floor(rng: random.Random, most: int = 14) -> tuple[str, ...]:

@@ -1,7 +1,7 @@
 """Crowded floors: legal_commands counts the groupings and makes a command only when asked.
 
 On a floor with more than ``EAGER_GROUPS`` groups of a card's value, the answer is an
-``engine.core.lazy_listing.Listing``. Two independent walks must agree: iterating it makes
+``cardgames.engine.core.lazy_listing.Listing``. Two independent walks must agree: iterating it makes
 every grouping with the eager enumeration (``Floor.groupings``), indexing it walks down the
 counts (``Floor.nth_selection``) and ``index``/``in`` walk back (``Floor.selection_index``).
 """
@@ -15,19 +15,19 @@ from typing import Any
 
 import msgspec
 import pytest
+from cardgames.engine import seep
+from cardgames.engine.bots.ismcts import MOVES_AT_MOST, ISMCTSPolicy
+from cardgames.engine.core.cards import STANDARD_PACK
+from cardgames.engine.core.lazy_listing import Listing, spread
+from cardgames.engine.core.protocol import Rejection
+from cardgames.engine.seep.cards import VALUE
+from cardgames.engine.seep.groups import EAGER_GROUPS, Floor
+from cardgames.engine.seep.heuristic import SCORED_AT_MOST, heuristic_policy
+from cardgames.engine.seep.legal import LAST_LISTING
+from cardgames.engine.seep.state import State
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import seep
-from engine.bots.ismcts import MOVES_AT_MOST, ISMCTSPolicy
-from engine.core.cards import STANDARD_PACK
-from engine.core.lazy_listing import Listing, spread
-from engine.core.protocol import Rejection
-from engine.seep.cards import VALUE
-from engine.seep.groups import EAGER_GROUPS, Floor
-from engine.seep.heuristic import SCORED_AT_MOST, heuristic_policy
-from engine.seep.legal import LAST_LISTING
-from engine.seep.state import State
 from tests.seep.helpers import table
 from tests.seep.test_legal import OPTION_VALUES, options_strategy
 

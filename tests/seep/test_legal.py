@@ -16,15 +16,15 @@ from collections.abc import Iterator
 from typing import Any
 
 import msgspec
+from cardgames.engine import seep
+from cardgames.engine.core.cards import STANDARD_PACK
+from cardgames.engine.core.protocol import Rejection
+from cardgames.engine.seep.cards import VALUE
+from cardgames.engine.seep.legal import LAST_LISTING
+from cardgames.engine.seep.state import State
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import seep
-from engine.core.cards import STANDARD_PACK
-from engine.core.protocol import Rejection
-from engine.seep.cards import VALUE
-from engine.seep.legal import LAST_LISTING
-from engine.seep.state import State
 from tests.seep.helpers import canonical, playout_states, table
 
 OPTION_VALUES: dict[str, list[Any]] = {
@@ -176,7 +176,7 @@ def test_random_commands_are_accepted_only_when_listed(
 @given(seed=st.integers(0, 2**32), options=options_strategy, steps=st.integers(0, 96))
 def test_listed_commands_take_effect_as_when_checked(seed: int, options: dict[str, Any], steps: int) -> None:
     """decide applies a command legal_commands just listed for the state object without
-    checking it again (engine.seep.legal.LAST_LISTING); on an equal copy of the state the same
+    checking it again (cardgames.engine.seep.legal.LAST_LISTING); on an equal copy of the state the same
     command goes through every check. Both must give the same events."""
     state = _position(seed, options, steps)
     if seep.is_over(state):

@@ -14,13 +14,13 @@ import random
 from collections import Counter
 from functools import cache
 
+from cardgames.engine import seep
+from cardgames.engine.core.cards import STANDARD_PACK
+from cardgames.engine.seep.cards import VALUE
+from cardgames.engine.seep.groups import reachable_sums
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import seep
-from engine.core.cards import STANDARD_PACK
-from engine.seep.cards import VALUE
-from engine.seep.groups import reachable_sums
 from tests.seep.helpers import playout_states, table
 
 

@@ -6,14 +6,13 @@ from collections import Counter
 
 import msgspec
 import pytest
-
-from engine import seep
-from engine.core.cards import STANDARD_PACK
-from engine.core.events import Shuffled
-from engine.core.protocol import OptionsError, ScenarioError, Setup
-from engine.seep.cards import BASE_POINTS, VALUE, card_points
-from engine.seep.deal import end_of_deal
-from engine.seep.events import (
+from cardgames.engine import seep
+from cardgames.engine.core.cards import STANDARD_PACK
+from cardgames.engine.core.events import Shuffled
+from cardgames.engine.core.protocol import OptionsError, ScenarioError, Setup
+from cardgames.engine.seep.cards import BASE_POINTS, VALUE, card_points
+from cardgames.engine.seep.deal import end_of_deal
+from cardgames.engine.seep.events import (
     BaaziWon,
     CardsDealt,
     DealerChosen,
@@ -25,8 +24,9 @@ from engine.seep.events import (
     Redealt,
     SweepScored,
 )
-from engine.seep.state import House, State
-from engine.seep.turn import house_of
+from cardgames.engine.seep.state import House, State
+from cardgames.engine.seep.turn import house_of
+
 from tests.seep.helpers import SEED, act, config, deck, events_of, new_match, position, refuse, table
 
 

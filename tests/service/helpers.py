@@ -6,9 +6,8 @@ from typing import Any
 
 import msgspec
 import pytest
-
-from engine.core.cards import is_card_or_joker
-from engine.core.registry import GAME_MODULES, get_game
+from cardgames.engine.core.cards import is_card_or_joker
+from cardgames.engine.core.registry import GAME_MODULES, get_game
 
 
 def ready_game() -> str | None:

@@ -9,11 +9,10 @@ from pathlib import Path
 from typing import Any
 from uuid import uuid4
 
+from cardgames.service import batching
+from cardgames.service.batching import GroupCommit, group_commit
+from cardgames.service.store import EventStore
 from eventsourcing.persistence import IntegrityError, StoredEvent
-
-from service import batching
-from service.batching import GroupCommit, group_commit
-from service.store import EventStore
 
 
 class Recorder:

@@ -24,20 +24,19 @@ import grpc
 import msgspec
 import pytest
 from cardgames import wire
+from cardgames.engine.all_fours import config as all_fours_config
+from cardgames.engine.contract_rummy import config as rummy_config
+from cardgames.engine.core.cards import RANKS
+from cardgames.engine.core.options import IntRange
+from cardgames.engine.core.protocol import OptionsError, Rejection, Setup
+from cardgames.engine.core.registry import get_game
+from cardgames.engine.core.replay import fold, new_match
+from cardgames.engine.seep import config as seep_config
+from cardgames.service.grpc_api import TOKEN_METADATA
+from cardgames.service.server import Running
 from cardgames.v1 import game_service_pb2
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
-
-from engine.all_fours import config as all_fours_config
-from engine.contract_rummy import config as rummy_config
-from engine.core.cards import RANKS
-from engine.core.options import IntRange
-from engine.core.protocol import OptionsError, Rejection, Setup
-from engine.core.registry import get_game
-from engine.core.replay import fold, new_match
-from engine.seep import config as seep_config
-from service.grpc_api import TOKEN_METADATA
-from service.server import Running
 
 pb = game_service_pb2
 SEED = "b0" * 32

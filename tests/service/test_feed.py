@@ -8,9 +8,10 @@ import threading
 from typing import Any
 from uuid import UUID
 
-from service.feed import Feed
-from service.games import Games
-from service.store import EventStore
+from cardgames.service.feed import Feed
+from cardgames.service.games import Games
+from cardgames.service.store import EventStore
+
 from tests.service.helpers import GAME, needs_game
 from tests.service.test_games import play_one
 

@@ -20,6 +20,9 @@ from typing import Any
 
 import grpc
 import pytest
+from cardgames.service.grpc_api import SERVICE_NAME, TOKEN_METADATA
+from cardgames.service.server import Running, start
+from cardgames.service.store import EventStore
 from cardgames.v1 import game_service_pb2, game_service_pb2_grpc
 from google.protobuf import message_factory
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
@@ -28,9 +31,6 @@ from grpc_status import rpc_status
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from service.grpc_api import SERVICE_NAME, TOKEN_METADATA
-from service.server import Running, start
-from service.store import EventStore
 from tests.service.helpers import GAME, needs_game
 
 pytestmark = needs_game

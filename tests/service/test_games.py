@@ -11,11 +11,10 @@ from uuid import UUID
 
 import msgspec
 import pytest
-
-from engine.core.protocol import Malformed
-from engine.core.registry import get_game
-from service import games as games_module
-from service.games import (
+from cardgames.engine.core.protocol import Malformed
+from cardgames.engine.core.registry import get_game
+from cardgames.service import games as games_module
+from cardgames.service.games import (
     GameNotFoundError,
     Games,
     InvalidOptions,
@@ -26,7 +25,8 @@ from service.games import (
     UnknownGameError,
     WrongToken,
 )
-from service.store import EventStore
+from cardgames.service.store import EventStore
+
 from tests.service.helpers import GAME, cards_in, hands, needs_game
 
 pytestmark = needs_game

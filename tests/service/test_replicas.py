@@ -1,6 +1,6 @@
 """Two `cardgames serve` processes on one PostgreSQL database: any call to any replica, nothing lost.
 
-Each test gets its own database. The replicas are real child processes (service.spawn);
+Each test gets its own database. The replicas are real child processes (cardgames.service.spawn);
 the feed between them is the library's LISTEN/NOTIFY subscription, one per process.
 """
 
@@ -13,10 +13,10 @@ from typing import Any
 
 import grpc
 import pytest
+from cardgames.service.grpc_api import TOKEN_METADATA
+from cardgames.service.spawn import ServerProcess, spawn_server
 from cardgames.v1 import game_service_pb2, game_service_pb2_grpc
 
-from service.grpc_api import TOKEN_METADATA
-from service.spawn import ServerProcess, spawn_server
 from tests.service.helpers import GAME, needs_game
 from tests.service.pg import fresh_database
 

@@ -16,17 +16,17 @@ import grpc
 import msgspec
 import pytest
 from cardgames import wire
+from cardgames.engine.core.protocol import PUBLIC
+from cardgames.engine.core.registry import get_game
+from cardgames.service import games as games_module
+from cardgames.service.grpc_api import TOKEN_METADATA
+from cardgames.service.server import Running, start
+from cardgames.service.spawn import spawn_server
+from cardgames.service.store import EventStore
 from cardgames.v1 import game_service_pb2, game_service_pb2_grpc
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
-from engine.core.protocol import PUBLIC
-from engine.core.registry import get_game
-from service import games as games_module
-from service.grpc_api import TOKEN_METADATA
-from service.server import Running, start
-from service.spawn import spawn_server
-from service.store import EventStore
 from tests.service.helpers import GAME, needs_game
 
 pytestmark = needs_game

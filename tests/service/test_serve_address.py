@@ -14,9 +14,8 @@ from pathlib import Path
 
 import grpc
 import pytest
+from cardgames.service.spawn import ROOT, spawn_server
 from cardgames.v1 import game_service_pb2, game_service_pb2_grpc
-
-from service.spawn import ROOT, spawn_server
 
 pb = game_service_pb2
 
@@ -24,8 +23,9 @@ pb = game_service_pb2
 def serve(*addresses: str) -> list[subprocess.CompletedProcess[str]]:
     """Run ``cardgames serve --address A`` for each address at once; each must exit by itself."""
     processes = [
-        subprocess.Popen([sys.executable, "-c", "from service.cli import main; main()", "serve", "--address", address,
-                          "--store", "memory:"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        subprocess.Popen([sys.executable, "-c", "from cardgames.service.cli import main; main()",
+                          "serve", "--address", address, "--store", "memory:"],
+                         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         for address in addresses
     ]
     done = []

@@ -8,9 +8,8 @@ from pathlib import Path
 from uuid import uuid4
 
 import pytest
-
-from engine.core.events import MatchSeeded, Shuffled, match_seeded
-from service.store import (
+from cardgames.engine.core.events import MatchSeeded, Shuffled, match_seeded
+from cardgames.service.store import (
     ENV_SQLITE_SYNCHRONOUS,
     ENV_STORE,
     EventStore,

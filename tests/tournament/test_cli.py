@@ -14,15 +14,14 @@ from pathlib import Path
 from uuid import UUID
 
 import grpc
+from cardgames.clients.remote_bot import play_tournament
+from cardgames.service.cli import app
+from cardgames.service.store import EventStore
+from cardgames.service.tournament.log import TournamentLog
 from typer.testing import CliRunner
 
-from clients.remote_bot import play_tournament
-from service.cli import app
-from service.store import EventStore
-from service.tournament.log import TournamentLog
-
 SEED = "7a" * 32
-CLI = [sys.executable, "-c", "from service.cli import main; main()"]
+CLI = [sys.executable, "-c", "from cardgames.service.cli import main; main()"]
 
 
 def test_json_output_is_the_standings() -> None:

@@ -13,13 +13,12 @@ from typing import Any
 from uuid import UUID
 
 import pytest
-
-from engine.core.registry import get_game
-from service.games import Games
-from service.store import EventStore
-from service.tournament.log import MatchFinished, MatchScheduled, TournamentLog
-from service.tournament.manager import InvalidTournament, Tournaments, UnknownEntrant, parse_entrants
-from service.tournament.players import play_seat, policy_for
+from cardgames.engine.core.registry import get_game
+from cardgames.service.games import Games
+from cardgames.service.store import EventStore
+from cardgames.service.tournament.log import MatchFinished, MatchScheduled, TournamentLog
+from cardgames.service.tournament.manager import InvalidTournament, Tournaments, UnknownEntrant, parse_entrants
+from cardgames.service.tournament.players import play_seat, policy_for
 
 SEED = "5e" * 32
 

@@ -12,15 +12,14 @@ from typing import Any
 from uuid import UUID
 
 import pytest
-
-from service.games import Games
-from service.store import EventStore
-from service.tournament.hub import Assignment
-from service.tournament.keys import ENV_SECRET, TournamentKey, tournament_key
-from service.tournament.log import TournamentLog
-from service.tournament.manager import FieldTooSmall, KeyMismatch, Tournaments
-from service.tournament.players import play_seat, policy_for
-from service.tournament.schedule import DISJOINT, TABLE, baranyai, schedule, sides_of, tables
+from cardgames.service.games import Games
+from cardgames.service.store import EventStore
+from cardgames.service.tournament.hub import Assignment
+from cardgames.service.tournament.keys import ENV_SECRET, TournamentKey, tournament_key
+from cardgames.service.tournament.log import TournamentLog
+from cardgames.service.tournament.manager import FieldTooSmall, KeyMismatch, Tournaments
+from cardgames.service.tournament.players import play_seat, policy_for
+from cardgames.service.tournament.schedule import DISJOINT, TABLE, baranyai, schedule, sides_of, tables
 
 SEED = "3d" * 32
 
