@@ -1240,12 +1240,12 @@ class Games:
 
 def costly(rules: GameRules, state: Any, seat: int) -> bool:
     """Whether listing ``seat``'s commands may take more than a few milliseconds: the game's own cheap
-    test (``costly(state, seat)``: Seep's floors past 16 loose cards); a game without one has none."""
+    test (its traits' ``costly(state, seat)``: Seep's floors past 16 loose cards); a game without one has none."""
     if isinstance(rules, SeatRules):
         if state.forfeited is not None:
             return False  # nothing to list
         rules, state = rules.rules, state.game
-    test = getattr(rules, "costly", None)
+    test = rules.TRAITS.costly
     return test is not None and bool(test(state, seat))
 
 

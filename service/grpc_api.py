@@ -285,11 +285,11 @@ def entropy_message(status: EntropyStatus) -> game_service_pb2.EntropyStatus:
 
 def command_data(command: game_service_pb2.Command) -> tuple[str | None, Mapping[str, Any] | Malformed]:
     """The game a command names and its FORMAT.md data, or Malformed when it says nothing."""
-    game = command.WhichOneof("game")
+    game = wire.game_of(command)
     if game is None:
         return None, Malformed("the request has no command")
     try:
-        data = wire.from_message(getattr(command, game))
+        _, data = wire.unwrap(command)
     except wire.WireError as error:
         return game, Malformed(f"malformed command: {error}")
     if not isinstance(data, Mapping):
@@ -312,7 +312,7 @@ class GameServiceApi(game_service_pb2_grpc.GameServiceServicer):
     ) -> game_service_pb2.CreateGameResponse:
         options: dict[str, Any] = {}
         if request.HasField("options") and request.options.WhichOneof("game") is not None:
-            named = request.options.WhichOneof("game")
+            named = wire.game_of(request.options)
             if named != request.game:
                 raise InvalidOptions(f"options for {named!r} given to a {echo(request.game)} game",
                                      game=clip(request.game, 64))

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from cardgames.service.conformance import ScenarioFailure, run_paths, run_scenario
-from cardgames.service.conformance.compare import mismatch
+from cardgames.engine.core.protocol import Comparison
+from cardgames.service.conformance import ScenarioFailure, compare, run_paths, run_scenario
 
 from tests.conftest import CONFORMANCE
 
@@ -55,6 +56,12 @@ def test_partial_comparison_rules() -> None:
         "floor": {"houses": [{"value": 9, "components": [["4H", "5C"], ["9S"]], "owners": [1, 3]}]},
         "melds": [{"kind": "run", "cards": ["3H", "4H", "5H"]}, {"kind": "set", "cards": ["7H", "7S", "7D"]}],
     }
+    # the rules of Seep's houses and of Contract Rummy's melds, together
+    rules = Comparison(
+        ordered=frozenset({"stock"}), keyed=(("houses", "value"),), groups=frozenset({"components"}),
+        sets=frozenset({"owners"}), ordered_when=(("cards", "kind", "run"),),
+    )
+    mismatch = functools.partial(compare.mismatch, rules=rules)
     assert mismatch({"hands": [["2H", "AS"], []]}, actual) is None
     assert mismatch({"stock": ["4C", "3C"]}, actual) is not None
     house = {"value": 9, "owners": [3, 1], "components": [["9S"], ["5C", "4H"]]}

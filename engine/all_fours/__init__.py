@@ -16,43 +16,30 @@ from cardgames.engine.all_fours.rules import decide, start
 from cardgames.engine.all_fours.snapshot import from_snapshot, snapshot
 from cardgames.engine.all_fours.state import State, initial, is_over, outcome, to_act
 from cardgames.engine.all_fours.view import View, audience, redact, view
+from cardgames.engine.core.protocol import DEFAULT_ROLES, PROTOCOL_NAMES, Bots, Comparison, Layout, Traits
 
 NAME: Final = "all_fours"
 TITLE: Final = "All Fours (Trinidad)"
-#: 2: a seat whose hand is held back (B-28) may no longer expose a card it has not received
-#: (A17); a log of version 1 holding such an exposure would not re-run.
-RULES_VERSION: Final = "2"
+TRAITS: Final = Traits(
+    #: 2: a seat whose hand is held back (B-28) may no longer expose a card it has not received
+    #: (A17); a log of version 1 holding such an exposure would not re-run.
+    rules_version="2",
+    partnerships={4: ((0, 2), (1, 3))},
+    layout=Layout(
+        roles=(*DEFAULT_ROLES, ("eldest", "eldest")),
+        always=frozenset({"trick"}),
+        held_back="hand held back until trumps are fixed",
+    ),
+    comparison=Comparison(ordered=frozenset({"stock", "set_aside"})),
+    bots=Bots(determinize, remember, heuristic_policy, search_episode, search_reward),
+)
 
 __all__ = [
-    "DEFAULT_PLAYERS",
-    "NAME",
-    "PLAYER_COUNTS",
-    "RULES_VERSION",
-    "TITLE",
-    "Command",
-    "Config",
-    "Event",
+    *PROTOCOL_NAMES,
     "State",
-    "View",
-    "audience",
-    "decide",
-    "describe",
     "determinize",
-    "evolve",
-    "from_snapshot",
     "heuristic_policy",
-    "initial",
-    "is_over",
-    "legal_commands",
-    "make_config",
-    "outcome",
-    "redact",
     "remember",
-    "score_sheet",
     "search_episode",
     "search_reward",
-    "snapshot",
-    "start",
-    "to_act",
-    "view",
 ]

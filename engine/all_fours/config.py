@@ -9,7 +9,8 @@ import msgspec
 
 from cardgames.engine.core.cards import RANKS
 from cardgames.engine.core.echo import echo
-from cardgames.engine.core.options import IntRange, bounded, refuse_unknown
+from cardgames.engine.core.options import IntRange, bounded, choice, flag, is_int
+from cardgames.engine.core.options import make_config as parse_options
 from cardgames.engine.core.protocol import OptionsError
 
 PLAYER_COUNTS: Final = (2, 4)
@@ -91,25 +92,17 @@ class Config(msgspec.Struct, frozen=True, cache_hash=True):
 OPTION_KEYS: Final = frozenset(Config.__struct_fields__)
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _check(key: str, value: Any) -> Any:
     if key == "players":
-        if not _is_int(value) or value not in PLAYER_COUNTS:
+        if not is_int(value) or value not in PLAYER_COUNTS:
             raise OptionsError(f"players must be one of {PLAYER_COUNTS}, got {echo(value)}")
         return value
     if key in CHOICES:
-        if not isinstance(value, str) or value not in CHOICES[key]:
-            raise OptionsError(f"{key} must be one of {', '.join(CHOICES[key])}; got {echo(value)}")
-        return value
+        return choice(key, value, CHOICES[key])
     if key in BOUNDS:
         return bounded(key, value, BOUNDS[key])
     if key in FLAGS:
-        if not isinstance(value, bool):
-            raise OptionsError(f"{key} must be true or false, got {echo(value)}")
-        return value
+        return flag(key, value)
     # kick_values: a map from rank code to points
     if not isinstance(value, Mapping):
         raise OptionsError(f"kick_values must map rank codes to points in {POINTS}, got {echo(value)}")
@@ -122,10 +115,4 @@ def _check(key: str, value: Any) -> Any:
 
 def make_config(options: Mapping[str, Any] | None = None, players: int | None = None) -> Config:
     """Validate the options (snake_case keys of the rules file's table) and the player count."""
-    options = dict(options or {})
-    refuse_unknown("All Fours", options, OPTION_KEYS)
-    if players is not None:
-        if "players" in options and options["players"] != players:
-            raise OptionsError(f"players given twice: {echo(players)} and {echo(options['players'])}")
-        options["players"] = players
-    return Config(**{key: _check(key, value) for key, value in options.items()})
+    return parse_options("All Fours", Config, _check, options, players, OPTION_KEYS)

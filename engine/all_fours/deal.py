@@ -22,15 +22,15 @@ from cardgames.engine.all_fours.events import (
 from cardgames.engine.all_fours.scoring import kick
 from cardgames.engine.all_fours.state import State
 from cardgames.engine.core.cards import STANDARD_PACK
-from cardgames.engine.core.chance import Chance, advance, next_order
-from cardgames.engine.core.events import Shuffled
+from cardgames.engine.core.chance import Chance, advance
+from cardgames.engine.core.events import shuffle as shuffle_pack
 
 
 def shuffle(events: list[Any], chance: Chance) -> tuple[tuple[str, ...], Chance]:
     """A new shuffle of the whole pack, recorded in a Shuffled event."""
-    order = next_order(chance, STANDARD_PACK)
-    events.append(Shuffled(shuffle_no=chance.used, size=len(order), order=order))
-    return order, advance(chance)
+    shuffled = shuffle_pack(chance, STANDARD_PACK)
+    events.append(shuffled)
+    return shuffled.order, advance(chance)
 
 
 def cut_for_dealer(events: list[Any], players: int, chance: Chance) -> tuple[int, Chance]:

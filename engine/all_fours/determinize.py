@@ -30,7 +30,7 @@ from cardgames.engine.all_fours.config import Config
 from cardgames.engine.all_fours.state import PLAY, Played, State
 from cardgames.engine.all_fours.tricks import trick_winner
 from cardgames.engine.all_fours.view import View
-from cardgames.engine.bots.dealing import deal
+from cardgames.engine.core.dealing import deal
 from cardgames.engine.core.cards import STANDARD_PACK
 from cardgames.engine.core.chance import Chance
 

@@ -7,7 +7,7 @@ from typing import TypeAlias
 import msgspec
 
 from cardgames.engine.all_fours.config import Config
-from cardgames.engine.core.events import ClockCharged, MatchSeeded, SeatTimedOut, Shuffled
+from cardgames.engine.core.events import CoreEvent
 
 
 class Cut(msgspec.Struct, frozen=True):
@@ -179,8 +179,6 @@ class MatchWon(msgspec.Struct, frozen=True, tag="match_won", tag_field="type"):
 
 Event: TypeAlias = (
     MatchCreated
-    | MatchSeeded
-    | Shuffled
     | DealerChosen
     | HandStarted
     | CardsDealt
@@ -200,6 +198,5 @@ Event: TypeAlias = (
     | PointsScored
     | HandScored
     | MatchWon
-    | SeatTimedOut
-    | ClockCharged
+    | CoreEvent
 )

@@ -31,10 +31,20 @@ from cardgames.engine.all_fours.events import (
     TrumpFixed,
     TurnUpSetAside,
 )
-from cardgames.engine.all_fours.state import BEG, DEAL, DEALER_CHOICE, OVER, PLAY, Award, LastHand, Played, State, empty_hands
+from cardgames.engine.all_fours.state import (
+    BEG,
+    DEAL,
+    DEALER_CHOICE,
+    OVER,
+    PLAY,
+    Award,
+    LastHand,
+    Played,
+    State,
+    empty_hands,
+)
 from cardgames.engine.core.cards import STANDARD_PACK
-from cardgames.engine.core.chance import advance
-from cardgames.engine.core.events import ClockCharged, MatchSeeded, SeatTimedOut, Shuffled
+from cardgames.engine.core.events import core_reducers, unchanged
 
 
 def _replace_at(items: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
@@ -43,14 +53,6 @@ def _replace_at(items: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ..
 
 def _match_created(state: State, event: MatchCreated) -> State:
     return replace(state, scores=event.scores, dealer=event.dealer)
-
-
-def _match_seeded(state: State, event: MatchSeeded) -> State:
-    return replace(state, chance=event.chance())
-
-
-def _shuffled(state: State, event: Shuffled) -> State:
-    return replace(state, stock=event.order, chance=advance(state.chance))
 
 
 def _dealer_chosen(state: State, event: DealerChosen) -> State:
@@ -173,36 +175,28 @@ def _match_won(state: State, event: MatchWon) -> State:
     return replace(state, phase=OVER, turn=None, winner=event.side)
 
 
-def _unchanged(state: State, event: Any) -> State:
-    return state
-
-
 _APPLY: dict[type, Callable[[State, Any], State]] = {
     MatchCreated: _match_created,
-    MatchSeeded: _match_seeded,
-    Shuffled: _shuffled,
     DealerChosen: _dealer_chosen,
     HandStarted: _hand_started,
     CardsDealt: _cards_dealt,
-    CardsDelivered: _unchanged,
+    CardsDelivered: unchanged,
     CardTurnedUp: _card_turned_up,
     TurnUpSetAside: _turn_up_set_aside,
     TrumpFixed: _trump_fixed,
-    Stood: _unchanged,
+    Stood: unchanged,
     Begged: _begged,
-    GaveOne: _unchanged,
-    PackRun: _unchanged,
-    PackExhausted: _unchanged,
+    GaveOne: unchanged,
+    PackRun: unchanged,
+    PackExhausted: unchanged,
     CardExposed: _card_exposed,
-    ExposedCardCalled: _unchanged,
+    ExposedCardCalled: unchanged,
     CardPlayed: _card_played,
     TrickWon: _trick_won,
     PointsScored: _points_scored,
     HandScored: _hand_scored,
     MatchWon: _match_won,
-    # Seat events (the service's clock): their meaning is engine/core/seat_events.py's.
-    SeatTimedOut: _unchanged,
-    ClockCharged: _unchanged,
+    **core_reducers(),
 }
 
 

@@ -18,11 +18,11 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any, cast
+from typing import Any
 
 import msgspec
 
-from cardgames.engine.bots.policy import Observer, Policy
+from cardgames.engine.bots.policy import Policy, Remembering
 from cardgames.engine.bots.stats import Significance, binomial_test
 from cardgames.engine.core.protocol import Rejection, Setup
 from cardgames.engine.core.registry import get_game
@@ -66,7 +66,7 @@ def play_match(game_name: str, config: Any, policies: Sequence[Policy], seed: st
     game = get_game(game_name)
     state, _ = new_match(game, config, Setup(seed=seed))
     rngs = [random.Random(f"{seed}/{seat}") for seat in range(len(policies))]
-    observers = [(seat, cast(Observer, policy)) for seat, policy in enumerate(policies) if hasattr(policy, "observe")]
+    observers = [(seat, policy) for seat, policy in enumerate(policies) if isinstance(policy, Remembering)]
     for observer in {id(observer): observer for _, observer in observers}.values():
         observer.reset()
     decisions = 0
@@ -106,7 +106,7 @@ def run_arena(
     game = get_game(game_name)
     if config is None:
         config = game.make_config({}, None)
-    players = config.players if hasattr(config, "players") else game.DEFAULT_PLAYERS
+    players = int(config.players)
     names = list(entrants)
     records = []
     for deal in range(first_deal, first_deal + deals):

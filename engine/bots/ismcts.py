@@ -5,9 +5,9 @@ Every iteration samples one *determinization*: a full state built by the game's
 seat cannot see dealt at random. The iteration then walks one shared tree (nodes are
 keyed by command, so statistics from different determinizations add up), expands one
 new command, plays on at random or with the game's heuristic (the game's
-``SEARCH_ROLLOUT`` chooses, random by default) until the current
+``search_rollout`` chooses, random by default) until the current
 episode ends (the game's ``search_episode``, e.g. the hand) or ``horizon`` plies are
-played (a game may set ``SEARCH_HORIZON``), and credits every command on the path
+played (a game may set ``search_horizon``), and credits every command on the path
 with the reward of the seat that chose it (``search_reward``; partners share their
 side's reward). Below the root, selection is UCB1 over the commands legal in this
 determinization, counting how often each was available (Cowling, Powley and
@@ -37,7 +37,7 @@ from collections.abc import Callable, Hashable, Sequence
 from statistics import NormalDist
 from typing import Any
 
-from cardgames.engine.bots.policy import BotRules, Policy, bot_rules
+from cardgames.engine.bots.policy import BotRules, Policy, Ranker, bot_rules
 from cardgames.engine.core.lazy_listing import spread
 from cardgames.engine.core.protocol import GameRules, Rejection
 from cardgames.engine.core.registry import get_game
@@ -103,11 +103,11 @@ class ISMCTSPolicy:
         if anchor not in (None, "heuristic"):
             raise ValueError(f"anchor must be 'heuristic' or None, got {anchor!r}")
         self.game: GameRules = get_game(game)
-        if rollout is None:  # the game's choice (SEARCH_ROLLOUT), else random play
-            rollout = getattr(self.game, "SEARCH_ROLLOUT", "random")
+        self.rules: BotRules = bot_rules(game)
+        if rollout is None:  # the game's choice (its bots' search_rollout: random play by default)
+            rollout = self.rules.search_rollout
         if rollout not in ("random", "heuristic"):
             raise ValueError(f"rollout must be 'random' or 'heuristic', got {rollout!r}")
-        self.rules: BotRules = bot_rules(game)
         self.config = config
         self.iterations = iterations
         self.time_limit = time_limit
@@ -115,7 +115,7 @@ class ISMCTSPolicy:
         self.exploration = exploration
         self.root = root
         #: plies searched beyond the root before the reward is read (None: to the episode's end)
-        self.horizon: int | None = horizon if horizon is not None else getattr(self.game, "SEARCH_HORIZON", None)
+        self.horizon: int | None = horizon if horizon is not None else self.rules.search_horizon
         self._limit = MAX_ROLLOUT if self.horizon is None else self.horizon
         heuristic = self.rules.heuristic_policy(config)
         self.rollout_policy: Policy | None = heuristic if rollout == "heuristic" else None
@@ -124,7 +124,7 @@ class ISMCTSPolicy:
         self.alpha = alpha
         #: with an anchor that ranks commands (``rank(view, legal)``), only its best few are searched
         self.candidates: int | None = (
-            candidates if candidates is not None else getattr(self.game, "SEARCH_CANDIDATES", None)
+            candidates if candidates is not None else self.rules.search_candidates
         )
         #: iterations run by the last ``choose`` (for budgets and reports)
         self.last_iterations = 0
@@ -176,9 +176,8 @@ class ISMCTSPolicy:
             return max(legal, key=lambda command: _visits(root, command))
         anchor = None
         if self.anchor is not None:
-            ranked = self.candidates is not None and hasattr(self.anchor, "rank")
-            if ranked:
-                legal = self.anchor.rank(view, legal)[: self.candidates]  # type: ignore[attr-defined]
+            if self.candidates is not None and isinstance(self.anchor, Ranker):
+                legal = self.anchor.rank(view, legal)[: self.candidates]
                 anchor = legal[0]
                 if len(legal) == 1:
                     return anchor

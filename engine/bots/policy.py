@@ -6,17 +6,17 @@ see) and ``game.legal_commands(state, seat)``. Its only source of chance is the
 the tournament runner and a remote bot (which gets the same view over the wire) can
 all drive them.
 
-A game that ships bots adds four names to its package (exported from its
-``__init__``, reached through the registry as ``get_game(name).<name>``):
-``determinize``, ``remember``, ``heuristic_policy``, ``search_episode`` and
-``search_reward`` (:class:`BotRules`), and may set ``SEARCH_HORIZON``.
+A game that ships bots declares them in its traits (``TRAITS.bots``, a
+:class:`cardgames.engine.core.protocol.Bots`): ``determinize``, ``remember``,
+``heuristic_policy``, ``search_episode`` and ``search_reward`` (:class:`BotRules`), and the
+search's settings (``search_horizon``, ``search_candidates``, ``search_rollout``).
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Hashable, Sequence
-from typing import Any, Protocol, cast
+from typing import Any, Protocol, cast, runtime_checkable
 
 from cardgames.engine.core.registry import get_game
 
@@ -27,17 +27,36 @@ class Policy(Protocol):
     def choose(self, view: Any, legal: Sequence[Any], rng: random.Random) -> Any: ...
 
 
+@runtime_checkable
 class Observer(Protocol):
     """A policy with a memory: it is shown its seat's view after every command, as a player at the
-    table (or a remote bot watching its seat's stream) sees each move. ``reset`` starts a new match."""
+    table (or a remote bot watching its seat's stream) sees each move. A policy is one when it
+    implements ``observe`` (``isinstance(policy, Observer)``)."""
 
     def observe(self, view: Any) -> None: ...
+
+
+@runtime_checkable
+class Remembering(Observer, Protocol):
+    """An observer that can forget: ``reset`` starts a new match (the arena plays many with one policy)."""
 
     def reset(self) -> None: ...
 
 
+@runtime_checkable
+class Ranker(Protocol):
+    """A policy that orders the legal commands, best first (a search anchored on it searches only
+    its best few). A policy is one when it implements ``rank`` (``isinstance(policy, Ranker)``)."""
+
+    def rank(self, view: Any, legal: Sequence[Any]) -> list[Any]: ...
+
+
 class BotRules(Protocol):
     """The game-specific pieces the generic bots need (besides the game protocol)."""
+
+    search_horizon: int | None
+    search_candidates: int | None
+    search_rollout: str
 
     def determinize(self, config: Any, view: Any, rng: random.Random, memory: Any = None) -> Any:
         """A full state consistent with everything ``view.viewer`` has seen; hidden cards dealt at random.
@@ -64,17 +83,13 @@ class BotRules(Protocol):
         ...
 
 
-BOT_NAMES = ("determinize", "remember", "heuristic_policy", "search_episode", "search_reward")
-
-
 class BotsUnavailable(LookupError):
     """The game has no bot support (yet)."""
 
 
 def bot_rules(game: str) -> BotRules:
     """The bot pieces of ``game``, reached through the registry; raises :class:`BotsUnavailable`."""
-    module = get_game(game)
-    missing = [name for name in BOT_NAMES if not hasattr(module, name)]
-    if missing:
-        raise BotsUnavailable(f"{game} has no bot support (missing {', '.join(missing)})")
-    return cast(BotRules, module)
+    bots = get_game(game).TRAITS.bots
+    if bots is None:
+        raise BotsUnavailable(f"{game} has no bot support (its traits declare no bots)")
+    return cast(BotRules, bots)

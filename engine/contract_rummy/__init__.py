@@ -25,42 +25,26 @@ from cardgames.engine.contract_rummy.rules import decide
 from cardgames.engine.contract_rummy.snapshot import from_snapshot, snapshot
 from cardgames.engine.contract_rummy.state import State, initial, is_over, outcome, to_act
 from cardgames.engine.contract_rummy.view import View, audience, redact, view
+from cardgames.engine.core.protocol import DEFAULT_ROLES, PROTOCOL_NAMES, Bots, Comparison, Layout, Traits
 
 NAME: Final = "contract_rummy"
 TITLE: Final = "Contract Rummy"
 
+TRAITS: Final = Traits(
+    layout=Layout(roles=DEFAULT_ROLES, always=frozenset({"discard", "melds"})),
+    comparison=Comparison(ordered=frozenset({"stock", "discard"}), ordered_when=(("cards", "kind", "run"),)),
+    bots=Bots(
+        determinize, remember, heuristic_policy, search_episode, search_reward,
+        search_horizon=SEARCH_HORIZON, search_candidates=SEARCH_CANDIDATES, search_rollout=SEARCH_ROLLOUT,
+    ),
+)
+
 __all__ = [
-    "DEFAULT_PLAYERS",
-    "NAME",
-    "PLAYER_COUNTS",
-    "SEARCH_CANDIDATES",
-    "SEARCH_HORIZON",
-    "SEARCH_ROLLOUT",
-    "TITLE",
-    "Command",
-    "Config",
-    "Event",
+    *PROTOCOL_NAMES,
     "State",
-    "View",
-    "audience",
-    "decide",
-    "describe",
     "determinize",
-    "evolve",
-    "from_snapshot",
     "heuristic_policy",
-    "initial",
-    "is_over",
-    "legal_commands",
-    "make_config",
-    "outcome",
-    "redact",
     "remember",
-    "score_sheet",
     "search_episode",
     "search_reward",
-    "snapshot",
-    "start",
-    "to_act",
-    "view",
 ]

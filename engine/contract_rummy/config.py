@@ -9,7 +9,8 @@ import msgspec
 
 from cardgames.engine.core.cards import pack
 from cardgames.engine.core.echo import echo
-from cardgames.engine.core.options import IntRange, bounded, refuse_unknown
+from cardgames.engine.core.options import IntRange, bounded, choice, flag, is_int
+from cardgames.engine.core.options import make_config as parse_options
 from cardgames.engine.core.protocol import OptionsError
 
 DEFAULT_PLAYERS: Final = 4
@@ -125,19 +126,11 @@ MAX_HAND: Final = max(
 )
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _check(key: str, value: Any) -> Any:
     if key in CHOICES:
-        if not isinstance(value, str) or value not in CHOICES[key]:
-            raise OptionsError(f"{key} must be one of {', '.join(CHOICES[key])}; got {echo(value)}")
-        return value
+        return choice(key, value, CHOICES[key])
     if key in FLAGS:
-        if not isinstance(value, bool):
-            raise OptionsError(f"{key} must be true or false, got {echo(value)}")
-        return value
+        return flag(key, value)
     if key in BOUNDS:
         return bounded(key, value, BOUNDS[key], null=key == "max_stock_refills")
     if key == "first_dealer":
@@ -145,7 +138,7 @@ def _check(key: str, value: Any) -> Any:
             return value
         # A seat: an integer, or one written in ASCII decimal digits (checked against the table below).
         digits = isinstance(value, str) and 0 < len(value) <= 2 and value.isascii() and value.isdigit()
-        if (_is_int(value) or digits) and 0 <= int(value) < max(PLAYER_COUNTS):
+        if (is_int(value) or digits) and 0 <= int(value) < max(PLAYER_COUNTS):
             return str(int(value))
         raise OptionsError(f"first_dealer must be draw_lowest, random or a seat 0..{max(PLAYER_COUNTS) - 1}, "
                            f"got {echo(value)}")
@@ -153,25 +146,19 @@ def _check(key: str, value: Any) -> Any:
         if (
             not isinstance(value, list | tuple)
             or len(value) != DEALS
-            or not all(_is_int(size) and 1 <= size <= MAX_HAND for size in value)
+            or not all(is_int(size) and 1 <= size <= MAX_HAND for size in value)
         ):
             raise OptionsError(f"hand_sizes must be {DEALS} integers in 1..{MAX_HAND}, got {echo(value)}")
         return tuple(value)
     # players
-    if not _is_int(value):
+    if not is_int(value):
         raise OptionsError(f"players must be an integer, got {echo(value)}")
     return value
 
 
 def make_config(options: Mapping[str, Any] | None = None, players: int | None = None) -> Config:
     """Validate the options and the player count (A.1, A.2); raise OptionsError."""
-    options = dict(options or {})
-    refuse_unknown("Contract Rummy", options, OPTION_KEYS)
-    if players is not None:
-        if "players" in options and options["players"] != players:
-            raise OptionsError(f"players given twice: {echo(players)} and {echo(options['players'])}")
-        options["players"] = players
-    config = Config(**{key: _check(key, value) for key, value in options.items()})
+    config = parse_options("Contract Rummy", Config, _check, options, players, OPTION_KEYS)
     allowed = range(3, 9) if config.allow_six_to_eight else range(3, 6)
     if config.players not in allowed:
         raise OptionsError(

@@ -29,8 +29,9 @@ from cardgames.engine.contract_rummy.evolve import evolve
 from cardgames.engine.contract_rummy.melds import penalty
 from cardgames.engine.contract_rummy.state import State, initial, winners_of
 from cardgames.engine.core.cards import JOKER, rank_number
-from cardgames.engine.core.chance import Chance, advance, next_order
+from cardgames.engine.core.chance import Chance, advance
 from cardgames.engine.core.events import Shuffled, match_seeded
+from cardgames.engine.core.events import shuffle as shuffle_pack
 from cardgames.engine.core.protocol import ScenarioError, Setup
 
 #: The seed of shuffles that neither a stacked deck nor the match's seed covers (FORMAT.md:
@@ -42,8 +43,7 @@ def shuffle(chance: Chance, cards: Sequence[str]) -> Shuffled:
     """The next shuffle of ``cards`` as an event (a stacked order first, else the seed)."""
     if chance.seed is None and chance.used >= len(chance.decks):
         chance = replace(chance, seed=FALLBACK_SEED)
-    order = next_order(chance, cards)
-    return Shuffled(shuffle_no=chance.used, size=len(order), order=order)
+    return shuffle_pack(chance, cards)
 
 
 def fold(state: State, events: Sequence[Any]) -> State:

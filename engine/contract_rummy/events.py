@@ -7,7 +7,7 @@ from typing import TypeAlias
 import msgspec
 
 from cardgames.engine.contract_rummy.config import Config
-from cardgames.engine.core.events import ClockCharged, MatchSeeded, SeatTimedOut, Shuffled
+from cardgames.engine.core.events import CoreEvent
 
 
 class MatchCreated(msgspec.Struct, frozen=True, tag="match_created", tag_field="type"):
@@ -175,8 +175,6 @@ class GameEnded(msgspec.Struct, frozen=True, tag="game_ended", tag_field="type")
 
 Event: TypeAlias = (
     MatchCreated
-    | MatchSeeded
-    | Shuffled
     | DealerCardDrawn
     | DealerChosen
     | DealStarted
@@ -195,6 +193,5 @@ Event: TypeAlias = (
     | DealBlocked
     | DealScored
     | GameEnded
-    | SeatTimedOut
-    | ClockCharged
+    | CoreEvent
 )

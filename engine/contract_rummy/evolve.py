@@ -43,7 +43,7 @@ from cardgames.engine.contract_rummy.state import (
     trim_known,
 )
 from cardgames.engine.core.chance import advance
-from cardgames.engine.core.events import ClockCharged, MatchSeeded, SeatTimedOut, Shuffled
+from cardgames.engine.core.events import Shuffled, core_reducers
 
 
 def _set(items: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
@@ -53,10 +53,6 @@ def _set(items: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
 def _match_created(state: State, event: MatchCreated) -> State:
     scores = event.scores or state.scores
     return replace(state, dealer=event.dealer, deal=event.deal - 1, scores=scores)
-
-
-def _match_seeded(state: State, event: MatchSeeded) -> State:
-    return replace(state, chance=event.chance())
 
 
 def _shuffled(state: State, event: Shuffled) -> State:
@@ -281,8 +277,6 @@ def _game_ended(state: State, event: GameEnded) -> State:
 
 _EVOLVE: dict[type, Callable[[State, Any], State]] = {
     MatchCreated: _match_created,
-    MatchSeeded: _match_seeded,
-    Shuffled: _shuffled,
     DealerCardDrawn: _dealer_card_drawn,
     DealerChosen: _dealer_chosen,
     DealStarted: _deal_started,
@@ -301,9 +295,7 @@ _EVOLVE: dict[type, Callable[[State, Any], State]] = {
     DealBlocked: _deal_blocked,
     DealScored: _deal_scored,
     GameEnded: _game_ended,
-    # Seat events (the service's clock): their meaning is engine/core/seat_events.py's.
-    SeatTimedOut: lambda state, event: state,
-    ClockCharged: lambda state, event: state,
+    **core_reducers(_shuffled),
 }
 
 

@@ -18,15 +18,18 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardgames.engine.core.canonical import canonical
+
+if TYPE_CHECKING:
+    from cardgames.engine.core.protocol import GameRules
 
 SALT_DOMAIN = b"cardgames/log/salt"
 #: The log format's name and version (the header's ``format`` and ``version``).
 FORMAT = "cardgames-log"
 VERSION = 1
-#: A game's rules version when its package declares none (``RULES_VERSION``).
+#: A game's rules version when it declares none (:attr:`~cardgames.engine.core.protocol.Traits.rules_version`).
 DEFAULT_RULES_VERSION = "1"
 #: The header's keys, in the order a log file writes them (``genesis`` follows them).
 HEADER_KEYS = (
@@ -35,13 +38,13 @@ HEADER_KEYS = (
 )
 
 
-def rules_version(game: Any) -> str:
-    """The version of the rules a game package implements: its ``RULES_VERSION``, else "1".
+def rules_version(game: GameRules) -> str:
+    """The version of the rules a game implements (its traits' ``rules_version``, "1" by default).
 
     A game bumps it whenever ``decide`` or ``evolve`` would give another log for the same
     commands, so that a log of the old rules is refused instead of failing obscurely.
     """
-    return str(getattr(game, "RULES_VERSION", DEFAULT_RULES_VERSION))
+    return game.TRAITS.rules_version
 
 
 def header(

@@ -8,11 +8,12 @@ size, never the seed or the order.
 from __future__ import annotations
 
 import hashlib
-from typing import Final, TypeAlias
+from collections.abc import Callable, Sequence
+from typing import Any, Final, TypeAlias
 
 import msgspec
 
-from cardgames.engine.core.chance import Chance
+from cardgames.engine.core.chance import Chance, advance, next_order
 
 
 class MatchSeeded(msgspec.Struct, frozen=True, tag="match_seeded", tag_field="type"):
@@ -45,6 +46,13 @@ def match_seeded(seed: str | None, decks: tuple[tuple[str, ...], ...]) -> MatchS
     return MatchSeeded(commitment=commitment, stacked=len(decks), seed=seed, decks=decks)
 
 
+def shuffle(chance: Chance, cards: Sequence[str]) -> Shuffled:
+    """The next shuffle of ``cards`` from ``chance`` (a stacked order first, else the seed), as its
+    event; the chance after it is ``advance(chance)``."""
+    order = next_order(chance, cards)
+    return Shuffled(shuffle_no=chance.used, size=len(order), order=order)
+
+
 def redact_core(event: MatchSeeded | Shuffled) -> MatchSeeded | Shuffled:
     """The public form of a core event: commitment and sizes, no seed, no order."""
     if isinstance(event, MatchSeeded):
@@ -56,9 +64,9 @@ def redact_core(event: MatchSeeded | Shuffled) -> MatchSeeded | Shuffled:
 # Seat events: facts the service records about a seat's clock (DESIGN.md: timeouts,
 # disconnects and forfeits are events in the log, never silent substitutions). The
 # engine never produces them by itself (it has no clock); the service decides that a
-# deadline passed and records them. Every game's Event union includes them, its evolve
-# leaves its own state unchanged on them, and engine/core/seat_events.py gives them
-# their meaning (a forfeit ends the match).
+# deadline passed and records them. Every game's Event union includes them (through
+# CoreEvent), its evolve leaves its own state unchanged on them (through core_reducers),
+# and engine/core/seat_events.py gives them their meaning (a forfeit ends the match).
 
 #: What a timeout does, as chosen by the match's clock options.
 FORFEIT: Final = "forfeit"
@@ -93,3 +101,33 @@ class ClockCharged(msgspec.Struct, frozen=True, tag="clock_charged", tag_field="
 
 SeatEvent: TypeAlias = SeatTimedOut | ClockCharged
 SEAT_EVENTS: Final = (SeatTimedOut, ClockCharged)
+
+
+#: The events of every game's log besides its own: a game's ``Event`` union is its own events
+#: ``| CoreEvent``.
+CoreEvent: TypeAlias = MatchSeeded | Shuffled | SeatTimedOut | ClockCharged
+
+#: How a game's state takes an event: ``(state, event) -> state``.
+Reducer: TypeAlias = Callable[[Any, Any], Any]
+
+
+def seeded(state: Any, event: MatchSeeded) -> Any:
+    """The match's chance source from its seed (a state with a ``chance`` field)."""
+    return msgspec.structs.replace(state, chance=event.chance())
+
+
+def shuffled_to_stock(state: Any, event: Shuffled) -> Any:
+    """A shuffle that becomes the stock (a state with ``stock`` and ``chance`` fields)."""
+    return msgspec.structs.replace(state, stock=event.order, chance=advance(state.chance))
+
+
+def unchanged(state: Any, event: Any) -> Any:
+    """An event that changes nothing of the game's own state (a seat event)."""
+    return state
+
+
+def core_reducers(shuffled: Reducer = shuffled_to_stock) -> dict[type, Reducer]:
+    """The reducers of :data:`CoreEvent` for a game's evolve table: the seed sets ``chance``, a
+    shuffle goes by ``shuffled`` (by default it becomes the stock), seat events change nothing
+    of the game's own state (engine/core/seat_events.py gives them their meaning)."""
+    return {MatchSeeded: seeded, Shuffled: shuffled, SeatTimedOut: unchanged, ClockCharged: unchanged}

@@ -13,7 +13,8 @@ and events are *tagged* structs (``tag_field="type"``) so that
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Final, Literal, Protocol, TypeAlias, final
 
 import msgspec
@@ -93,6 +94,113 @@ class Setup(msgspec.Struct, frozen=True):
     match: dict[str, Any] = {}
 
 
+#: The view fields every game may use to name a seat by its role, and the badge each gives.
+DEFAULT_ROLES: Final[tuple[tuple[str, str], ...]] = (("dealer", "dealer"), ("to_act", "to act"))
+
+#: Seats played together as one side, for one player count: ``((0, 2), (1, 3))``.
+Sides: TypeAlias = tuple[tuple[int, ...], ...]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What the replay's generic table (service/replay/layout.py) cannot tell from a view's shape.
+
+    The table sorts a view's fields by their shape (a card, a list of cards, one value per
+    seat...); these are the few facts of a game's own vocabulary it needs besides.
+    """
+
+    #: View fields that hold a seat by its role, and the badge put on that seat.
+    roles: tuple[tuple[str, str], ...] = DEFAULT_ROLES
+    #: Card areas drawn even when empty (an empty floor is worth seeing).
+    always: frozenset[str] = frozenset()
+    #: What an entry of a list of card lists that is not one per seat belongs to ("side", "team").
+    side: str = "side"
+    #: The note shown instead of the viewer's hand when the view sets ``hand_hidden``.
+    held_back: str = "hand not shown"
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """How the conformance runner (service/conformance/compare.py) compares a snapshot's lists.
+
+    By default a list of cards compares as a multiset and any other list in order, element by
+    element, partially; a game names the lists of its snapshot that compare otherwise.
+    """
+
+    #: Card lists compared in order (a stock, a discard pile).
+    ordered: frozenset[str] = frozenset()
+    #: Lists of objects compared as a set, each object matched by its value of a key field:
+    #: ``(("houses", "value"),)``.
+    keyed: tuple[tuple[str, str], ...] = ()
+    #: Lists of card lists compared as a multiset of card multisets (a house's components).
+    groups: frozenset[str] = frozenset()
+    #: Lists of plain values compared as sets (a house's owners).
+    sets: frozenset[str] = frozenset()
+    #: Card lists compared in order when their object has a field of a value:
+    #: ``(("cards", "kind", "run"),)`` (a run's cards are in order, a set's are not).
+    ordered_when: tuple[tuple[str, str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class Bots:
+    """The game-specific pieces the built-in bots need (typed in full by
+    :class:`cardgames.engine.bots.policy.BotRules`, which documents each)."""
+
+    determinize: Callable[..., Any]
+    remember: Callable[..., Any]
+    heuristic_policy: Callable[..., Any]
+    search_episode: Callable[..., Any]
+    search_reward: Callable[..., Any]
+    #: Plies the search looks beyond the root before it reads the reward (None: to the episode's end).
+    search_horizon: int | None = None
+    #: With an anchor that ranks commands, how many of its best the search considers (None: all).
+    search_candidates: int | None = None
+    #: How the search plays on from a leaf: "random" or "heuristic".
+    search_rollout: str = "random"
+
+
+@dataclass(frozen=True)
+class Traits:
+    """The optional parts of a game: every one has a default, so a game declares only what it has.
+
+    A game module exports one as ``TRAITS`` (``TRAITS = Traits()`` when it has none of them).
+    The service and the tools read these instead of knowing a game by its name.
+    """
+
+    #: The version of the rules ``decide`` and ``evolve`` implement. A game bumps it whenever
+    #: they would give another log for the same commands, so that a log of the old rules is
+    #: refused instead of failing obscurely (the audit log's header, docs/log-format.md).
+    rules_version: str = "1"
+    #: Per player count, the seats played together as one side (a tournament's partnerships);
+    #: a count not listed plays one seat a side.
+    partnerships: Mapping[int, Sides] = field(default_factory=dict)
+    #: The table as a few lines of text from a view (the replay, beside the generic table).
+    table_text: Callable[[Any], str | None] | None = None
+    #: The table on one line from the public view, shown after each play in ``cardgames play``'s
+    #: account (None: nothing worth a line now).
+    floor_text: Callable[[Any], str | None] | None = None
+    #: Whether listing a seat's commands in a state may take more than a few milliseconds (the
+    #: service then lists them in a worker process): a cheap test of (state, seat).
+    costly: Callable[[Any, int], bool] | None = None
+    layout: Layout = Layout()
+    comparison: Comparison = Comparison()
+    #: The pieces the built-in heuristic and search bots need; None: the game has only random bots.
+    bots: Bots | None = None
+
+    def sides(self, players: int) -> Sides:
+        """The seats of each side for ``players`` seats: partnerships, else one seat each."""
+        return self.partnerships.get(players, tuple((seat,) for seat in range(players)))
+
+
+#: The names every game module exports (those of :class:`GameRules`): a game's ``__init__`` lists
+#: ``__all__ = [*PROTOCOL_NAMES, <its own extra names>]`` and the registry checks them when it loads it.
+PROTOCOL_NAMES: Final = (
+    "NAME", "TITLE", "DEFAULT_PLAYERS", "PLAYER_COUNTS", "TRAITS", "Command", "Config", "Event", "View",
+    "audience", "decide", "describe", "evolve", "from_snapshot", "initial", "is_over", "legal_commands",
+    "make_config", "outcome", "redact", "score_sheet", "snapshot", "start", "to_act", "view",
+)
+
+
 class GameRules(Protocol):
     """What a game module provides. ``State`` is the game's own frozen struct."""
 
@@ -104,6 +212,8 @@ class GameRules(Protocol):
     Command: Any  #: the union of the game's tagged command structs
     Event: Any  #: the union of the game's tagged event structs
     View: type[msgspec.Struct]
+    #: The game's optional parts (:class:`Traits`).
+    TRAITS: Traits
 
     def make_config(self, options: Mapping[str, Any], players: int | None) -> Any:
         """Validate options (snake_case keys) and the player count; raise OptionsError."""

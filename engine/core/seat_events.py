@@ -19,7 +19,7 @@ The automatic command is documented and deterministic: the first of the seat's
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Union, cast
+from typing import Any, cast
 
 import msgspec
 
@@ -45,20 +45,25 @@ class Seated(msgspec.Struct, frozen=True):
     forfeited: int | None = None
     banks: dict[int, int] = {}
 
-    def __getattr__(self, name: str) -> Any:
-        # Reads of the game's own fields (phase, hands, ...) go to the game's state, so code
-        # that inspects a state (a game's snapshot, tests) works on a seated one too.
-        if name.startswith("__") or name == "game":
-            raise AttributeError(name)
-        return getattr(self.game, name)
-
 
 class SeatRules:
     """A game's rules, extended with seat events (see the module's docstring)."""
 
     def __init__(self, rules: GameRules) -> None:
         self.rules = rules
-        self.Event: Any = Union[rules.Event, SeatTimedOut, ClockCharged]  # noqa: UP007 (built at run time)
+        # The game's own names, as they are (the protocol's names, engine/core/protocol.py).
+        self.NAME = rules.NAME
+        self.TITLE = rules.TITLE
+        self.DEFAULT_PLAYERS = rules.DEFAULT_PLAYERS
+        self.PLAYER_COUNTS = rules.PLAYER_COUNTS
+        self.TRAITS = rules.TRAITS
+        self.Config = rules.Config
+        self.Command: Any = rules.Command
+        self.View = rules.View
+        self.make_config = rules.make_config
+        self.start = rules.start
+        # Every game's Event union holds the seat events (CoreEvent): the same union.
+        self.Event: Any = rules.Event
         self._evolve = rules.evolve
         # A Seated subclass whose ``game`` has the game's own state type, so that a state
         # encodes and decodes (msgspec, e.g. snapshots) with nothing lost.
@@ -66,10 +71,6 @@ class SeatRules:
         self.State: type[Seated] = msgspec.defstruct(  # type: ignore[assignment]
             f"Seated_{rules.NAME}", [("game", game_state)], bases=(Seated,), frozen=True, module=__name__
         )
-
-    def __getattr__(self, name: str) -> Any:
-        # NAME, TITLE, Config, Command, View, make_config, start, ... are the game's own.
-        return getattr(self.rules, name)
 
     def __repr__(self) -> str:
         return f"SeatRules({self.rules.NAME})"
@@ -137,10 +138,7 @@ class SeatRules:
 
 def _players(config: Any) -> int:
     """The number of seats of a game's config (every game's Config has ``players``)."""
-    players = getattr(config, "players", None)
-    if not isinstance(players, int):
-        raise ValueError(f"cannot tell the number of seats from {config!r}")
-    return players
+    return int(config.players)
 
 
 _WRAPPED: dict[str, SeatRules] = {}

@@ -7,6 +7,9 @@ Rules: ``../shared/rules/seep.md``. The package exposes the names of
 
 from __future__ import annotations
 
+from typing import Final
+
+from cardgames.engine.core.protocol import DEFAULT_ROLES, PROTOCOL_NAMES, Bots, Comparison, Layout, Traits
 from cardgames.engine.seep.commands import Bid, Break, Build, Capture, Command, Throw
 from cardgames.engine.seep.config import DEFAULT_PLAYERS, NAME, PLAYER_COUNTS, TITLE, Config, make_config
 from cardgames.engine.seep.cost import costly
@@ -28,45 +31,38 @@ from cardgames.engine.seep.snapshot import from_snapshot, snapshot
 from cardgames.engine.seep.state import State, initial, is_over, outcome, to_act
 from cardgames.engine.seep.view import View, audience, redact, view
 
+TRAITS: Final = Traits(
+    partnerships={4: ((0, 2), (1, 3))},
+    table_text=table_text,
+    floor_text=floor_text,
+    costly=costly,
+    layout=Layout(roles=(*DEFAULT_ROLES, ("bidder", "bidder")), always=frozenset({"loose", "houses"}), side="team"),
+    comparison=Comparison(
+        ordered=frozenset({"stock"}),
+        keyed=(("houses", "value"),),
+        groups=frozenset({"components"}),
+        sets=frozenset({"owners"}),
+    ),
+    bots=Bots(
+        determinize, remember, heuristic_policy, search_episode, search_reward,
+        search_horizon=SEARCH_HORIZON, search_candidates=SEARCH_CANDIDATES,
+    ),
+)
+
 __all__ = [
-    "DEFAULT_PLAYERS",
-    "NAME",
-    "PLAYER_COUNTS",
-    "SEARCH_CANDIDATES",
-    "SEARCH_HORIZON",
-    "TITLE",
+    *PROTOCOL_NAMES,
+    "State",
     "Bid",
     "Break",
     "Build",
     "Capture",
-    "Command",
-    "Config",
-    "Event",
-    "State",
     "Throw",
-    "View",
-    "audience",
     "costly",
-    "decide",
-    "describe",
     "determinize",
-    "evolve",
     "floor_text",
-    "from_snapshot",
     "heuristic_policy",
-    "initial",
-    "is_over",
-    "legal_commands",
-    "make_config",
-    "outcome",
-    "redact",
     "remember",
-    "score_sheet",
     "search_episode",
     "search_reward",
-    "snapshot",
-    "start",
     "table_text",
-    "to_act",
-    "view",
 ]

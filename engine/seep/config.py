@@ -8,7 +8,8 @@ from typing import Any, Final
 import msgspec
 
 from cardgames.engine.core.echo import echo
-from cardgames.engine.core.options import IntRange, bounded, refuse_unknown
+from cardgames.engine.core.options import IntRange, bounded, choice, flag, is_int
+from cardgames.engine.core.options import make_config as parse_options
 from cardgames.engine.core.protocol import OptionsError
 
 NAME: Final = "seep"
@@ -106,39 +107,25 @@ class Config(msgspec.Struct, frozen=True, cache_hash=True):
 OPTION_KEYS: Final = frozenset(Config.__struct_fields__)
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _check(key: str, value: Any) -> Any:
     if key == "players":
-        if not _is_int(value) or value not in PLAYER_COUNTS:
+        if not is_int(value) or value not in PLAYER_COUNTS:
             raise OptionsError(f"Seep is played by exactly 4 players (A1), got {echo(value)}")
         return value
     if key in CHOICES:
-        if not isinstance(value, str) or value not in CHOICES[key]:
-            raise OptionsError(f"{key} must be one of {', '.join(CHOICES[key])}; got {echo(value)}")
-        return value
+        return choice(key, value, CHOICES[key])
     if key in FLAGS:
-        if not isinstance(value, bool):
-            raise OptionsError(f"{key} must be true or false, got {echo(value)}")
-        return value
+        return flag(key, value)
     if key in BOUNDS:
         return bounded(key, value, BOUNDS[key], null=key in NULLABLE)
     # first_dealer: "random" or a seat
     if value == "random" or value is None:
         return None
-    if not _is_int(value) or not 0 <= value < DEFAULT_PLAYERS:
+    if not is_int(value) or not 0 <= value < DEFAULT_PLAYERS:
         raise OptionsError(f"first_dealer must be 'random' or a seat 0..3, got {echo(value)}")
     return value
 
 
 def make_config(options: Mapping[str, Any] | None = None, players: int | None = None) -> Config:
     """Validate the options (snake_case keys of the rules file's table) and the player count."""
-    options = dict(options or {})
-    refuse_unknown("Seep", options, OPTION_KEYS)
-    if players is not None:
-        if "players" in options and options["players"] != players:
-            raise OptionsError(f"players given twice: {echo(players)} and {echo(options['players'])}")
-        options["players"] = players
-    return Config(**{key: _check(key, value) for key, value in options.items()})
+    return parse_options("Seep", Config, _check, options, players, OPTION_KEYS)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from cardgames.engine.core.cards import STANDARD_PACK
-from cardgames.engine.core.chance import Chance, advance, next_order
-from cardgames.engine.core.events import Shuffled
+from cardgames.engine.core.chance import Chance, advance
+from cardgames.engine.core.events import shuffle
 from cardgames.engine.seep.cards import VALUE, card_points, partner
 from cardgames.engine.seep.events import (
     BaaziWon,
@@ -31,11 +31,12 @@ def deal_events(dealer: int, deal_no: int, chance: Chance) -> list[Any]:
     events: list[Any] = []
     attempt = 1
     while True:
-        order = next_order(chance, STANDARD_PACK)
+        shuffled = shuffle(chance, STANDARD_PACK)
+        order = shuffled.order
         hand = order[:4]
         events += [
             DealStarted(dealer=dealer, deal=deal_no, attempt=attempt),
-            Shuffled(shuffle_no=chance.used, size=len(order), order=order),
+            shuffled,
             CardsDealt(seat=bidder, cards=hand, count=4),
             FloorDealt(cards=order[4:8], count=4),
         ]

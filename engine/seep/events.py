@@ -15,7 +15,7 @@ from typing import TypeAlias
 
 import msgspec
 
-from cardgames.engine.core.events import ClockCharged, MatchSeeded, SeatTimedOut, Shuffled
+from cardgames.engine.core.events import CoreEvent
 from cardgames.engine.seep.commands import Groups
 from cardgames.engine.seep.config import Config
 from cardgames.engine.seep.state import House
@@ -187,8 +187,6 @@ class MatchEnded(msgspec.Struct, frozen=True, gc=False, tag="match_ended", tag_f
 
 Event: TypeAlias = (
     MatchCreated
-    | MatchSeeded
-    | Shuffled
     | DealerChosen
     | DealStarted
     | CardsDealt
@@ -205,6 +203,5 @@ Event: TypeAlias = (
     | DealScored
     | BaaziWon
     | MatchEnded
-    | SeatTimedOut
-    | ClockCharged
+    | CoreEvent
 )

@@ -8,8 +8,7 @@ from typing import Any, Final, cast
 from msgspec.structs import replace as _replace
 
 from cardgames.engine.core.cards import STANDARD_PACK
-from cardgames.engine.core.chance import advance
-from cardgames.engine.core.events import ClockCharged, MatchSeeded, SeatTimedOut, Shuffled
+from cardgames.engine.core.events import core_reducers
 from cardgames.engine.seep.events import (
     BaaziWon,
     BidMade,
@@ -79,14 +78,6 @@ def _match_created(state: State, event: MatchCreated) -> State:
         difference=event.difference,
         baazis=event.baazis,
     )
-
-
-def _match_seeded(state: State, event: MatchSeeded) -> State:
-    return replace(state, chance=event.chance())
-
-
-def _shuffled(state: State, event: Shuffled) -> State:
-    return replace(state, stock=event.order, chance=advance(state.chance))
 
 
 def _dealer_chosen(state: State, event: DealerChosen) -> State:
@@ -258,8 +249,6 @@ def _match_ended(state: State, event: MatchEnded) -> State:
 
 _HANDLERS: Final[dict[type, Callable[[State, Any], State]]] = {
     MatchCreated: _match_created,
-    MatchSeeded: _match_seeded,
-    Shuffled: _shuffled,
     DealerChosen: _dealer_chosen,
     DealStarted: _deal_started,
     CardsDealt: _cards_dealt,
@@ -276,9 +265,7 @@ _HANDLERS: Final[dict[type, Callable[[State, Any], State]]] = {
     DealScored: _deal_scored,
     BaaziWon: _baazi_won,
     MatchEnded: _match_ended,
-    # Seat events (the service's clock): their meaning is engine/core/seat_events.py's.
-    SeatTimedOut: lambda state, event: state,
-    ClockCharged: lambda state, event: state,
+    **core_reducers(),
 }
 
 

@@ -30,6 +30,12 @@ The mapping, in both directions:
 
 Unknown keys are a :class:`WireError` unless ``ignore_unknown`` is given (commands sent
 by people may carry extra fields, which FORMAT.md says to ignore).
+
+A game the contract has no messages of (one registered with the engine after the contract
+was written, docs/adding-a-game.md) travels in the top-level messages' generic member
+:data:`OTHER` (an ``OtherGame``: the game's name and its plain data as a
+``google.protobuf.Struct``). Its plain data goes as it is; a Struct's numbers are doubles,
+so a whole number reads back as an ``int`` (the games' data holds no other numbers).
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any, Final, TypeVar
 
+from google.protobuf import json_format, struct_pb2
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
@@ -56,6 +63,10 @@ Options = game_service_pb2.Options
 View = game_service_pb2.View
 
 GAME_ONEOF: Final = "game"
+#: The top-level messages' member for a game the contract has no message of.
+OTHER: Final = "other"
+#: The largest whole number a Struct's double holds exactly.
+LARGEST_EXACT: Final = 2**53
 #: Fields whose null is written as this value (an unset field there means the default, not null).
 NULL_AS: Final[Mapping[str, int]] = {"cardgames.v1.ContractRummyOptions.max_stock_refills": -1}
 TAG = "type"
@@ -456,21 +467,77 @@ def wrap(wrapper: type[M], game: str, data: Any, *, ignore_unknown: bool = False
 
 
 def fill_game(message: Message, game: str, data: Any, *, ignore_unknown: bool = False) -> None:
-    """Set ``game``'s member of a top-level message (an empty one: a field of a response) from ``data``."""
+    """Set ``game``'s member of a top-level message (an empty one: a field of a response) from ``data``:
+    the game's own message, or :data:`OTHER` for a game the contract has no message of."""
     plan = _plan_of(message)
-    if game not in plan.games:
+    if game == OTHER or (OTHER not in plan.games and game not in plan.games):
         raise WireError(f"{plan.name} has no game {game!r}")
+    if game not in plan.games:
+        other = getattr(message, OTHER)
+        other.game = game
+        _fill_struct(other.data, data, f"{plan.name}.{OTHER}")
+        return
     member = getattr(message, game)
     member.SetInParent()
     plan.fields[game].plan.fill(member, data, ignore_unknown)
 
 
+def game_of(message: Message) -> str | None:
+    """The game a top-level message names (the generic member's own ``game``); None when none is set."""
+    member = message.WhichOneof(GAME_ONEOF)
+    if member == OTHER:
+        return str(getattr(message, OTHER).game) or None
+    return member
+
+
 def unwrap(message: Message) -> tuple[str, Any]:
     """The game's name and its data from a top-level message; WireError when no game is set."""
-    game = message.WhichOneof(GAME_ONEOF)
-    if game is None:
+    member = message.WhichOneof(GAME_ONEOF)
+    game = game_of(message)
+    if member is None or game is None:
         raise WireError(f"the {message.DESCRIPTOR.name} names no game")
+    if member == OTHER:
+        return game, _whole(json_format.MessageToDict(getattr(message, OTHER).data))
     return game, _plan_of(message).fields[game].plan.read(getattr(message, game))
+
+
+def _fill_struct(struct: struct_pb2.Struct, data: Any, where: str) -> None:
+    """Set a Struct from plain data (an object of strings, whole numbers, bools, nulls, lists, objects)."""
+    if not isinstance(data, Mapping):
+        raise WireError(f"{where}: expected an object, got {data!r}")
+    _check_plain(data, where)
+    struct.update(data)
+
+
+def _check_plain(value: Any, where: str) -> None:
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return
+    if isinstance(value, int):
+        if abs(value) > LARGEST_EXACT:
+            raise WireError(f"{where}: {value} is too large for the generic member (at most 2^53)")
+        return
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise WireError(f"{where}: a key must be a string, got {key!r}")
+            _check_plain(item, f"{where}.{key}")
+        return
+    if isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            _check_plain(item, f"{where}[{index}]")
+        return
+    raise WireError(f"{where}: {value!r} is not plain data (strings, whole numbers, bools, lists, objects)")
+
+
+def _whole(value: Any) -> Any:
+    """Plain data read from a Struct, its whole numbers as ``int``."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {key: _whole(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_whole(item) for item in value]
+    return value
 
 
 def wrap_command(game: str, command: Any) -> Command:
@@ -514,5 +581,7 @@ def options_dict(options: Options) -> dict[str, Any]:
     A field of :data:`NULL_AS` set to its null value is kept, as None.
     """
     game, data = unwrap(options)
+    if options.WhichOneof(GAME_ONEOF) == OTHER:
+        return dict(data)  # the generic member holds only the options given
     member = getattr(options, game)
     return {key: value for key, value in data.items() if value is not None or member.HasField(key)}

@@ -35,7 +35,7 @@ from cardgames.engine.core.canonical import canonical
 from cardgames.engine.core.commands import parse_command
 from cardgames.engine.core.events import ClockCharged, MatchSeeded, SeatTimedOut, Shuffled
 from cardgames.engine.core.protocol import GameRules, Malformed, OptionsError, Rejection, Setup
-from cardgames.engine.core.registry import GAME_MODULES, UnknownGame, get_game
+from cardgames.engine.core.registry import UnknownGame, get_game, known_games
 from cardgames.engine.core.seat_events import timeout_events, with_seat_events
 from cardgames.service.audit.logfile import AuditLog, LogFormatError, read_log
 
@@ -147,8 +147,8 @@ class _Verifier:
                 f"unsupported log format version {version!r}: this verifier reads version {chain.VERSION}", 1
             )
         name = header.get("game")
-        if not isinstance(name, str) or name not in GAME_MODULES:
-            raise LogFormatError(f"unknown game {name!r}: this engine knows {', '.join(sorted(GAME_MODULES))}", 1)
+        if not isinstance(name, str) or name not in known_games():
+            raise LogFormatError(f"unknown game {name!r}: this engine knows {', '.join(known_games())}", 1)
         try:
             base = get_game(name)
         except (UnknownGame, ImportError) as error:

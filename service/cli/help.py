@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
-from cardgames.engine.core.registry import GAME_MODULES
+from cardgames.engine.core.registry import known_games
 
 if TYPE_CHECKING:
     GameName = str
 else:
     #: A game's name, one of the registry's (a str: ``get_game(name)`` takes it as it is).
-    GameName = enum.StrEnum("GameName", {name: name for name in sorted(GAME_MODULES)})
+    GameName = enum.StrEnum("GameName", {name: name for name in known_games()})
 
 
 def _usage_name(argument: TyperArgument) -> str:

@@ -40,6 +40,7 @@ from cardgames.clients.bots import RandomBot
 from cardgames.clients.bots.random_bot import OnAccepted
 from cardgames.clients.client import SeatHandle
 from cardgames.clients.models import Update
+from cardgames.engine.bots.policy import Observer
 from cardgames.engine.core.protocol import GameRules, OptionsError
 from cardgames.engine.core.registry import UnknownGame, get_game
 from cardgames.engine.core.score_sheet import ScoreSheet
@@ -90,7 +91,7 @@ class PolicyBot(RandomBot):
         self.policy = policy
         self.match_seed = seed
         self.number = number
-        observe = getattr(policy, "observe", None)
+        observe = policy.observe if isinstance(policy, Observer) else None
 
         def on_update(update: Update) -> None:
             if observe is not None:
@@ -288,7 +289,7 @@ def render(console: Console, rules: GameRules, match: Match, *, account: bool) -
     config = rules.make_config(dict(match.options), match.players)
     state = rules.initial(config)
     # a game's one-line picture of the table, shown after each command's first event (Seep: the floor)
-    after_play = getattr(rules, "floor_text", None) if account else None
+    after_play = rules.TRAITS.floor_text if account else None
     for sequence, event in match.events:
         state = rules.evolve(state, event)
         line = rules.describe(event)

@@ -28,7 +28,7 @@ from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from cardgames.engine.core.registry import GAME_MODULES
+from cardgames.engine.core.registry import known_games
 from cardgames.service.cli.help import GameName
 from cardgames.service.cli.output import print_whole
 from cardgames.service.clocks import ClockKeeper
@@ -99,7 +99,7 @@ def sprt_line(table: Standings) -> str | None:
 
 def tournament_command(
     game: GameName | None = typer.Option(
-        None, "--game", metavar="GAME", help=f"The game: {', '.join(sorted(GAME_MODULES))}."
+        None, "--game", metavar="GAME", help=f"The game: {', '.join(known_games())}."
     ),
     entrants: str | None = typer.Option(
         None, "--entrants",

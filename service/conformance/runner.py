@@ -71,7 +71,7 @@ def _start_state(game: GameRules, config: Any, start: Mapping[str, Any], scenari
 
 
 def _check_state(game: GameRules, state: Any, expected: Mapping[str, Any], where: str) -> None:
-    problem = mismatch(expected, game.snapshot(state))
+    problem = mismatch(expected, game.snapshot(state), rules=game.TRAITS.comparison)
     if problem:
         raise ScenarioFailure(f"{where}: {problem}")
 
@@ -89,7 +89,7 @@ def run_scenario(scenario: Mapping[str, Any]) -> None:
         config = game.make_config(scenario.get("options", {}), scenario.get("players"))
     except (UnknownGame, OptionsError) as error:
         raise ScenarioFailure(f"scenario error: {error}") from error
-    players = int(getattr(config, "players", scenario.get("players") or game.DEFAULT_PLAYERS))
+    players = int(config.players)
     state = _start_state(game, config, scenario.get("start", {}), scenario_id)
 
     for number, step in enumerate(scenario.get("steps", []), start=1):

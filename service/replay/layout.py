@@ -3,14 +3,14 @@
 Nothing here names a game. The view's fields are sorted by their shape:
 
 * per seat: ``hand`` (the viewer's own cards; every other seat is ``hand_sizes`` face-down
-  cards), any list of card lists with one entry per seat (``known``, ``exposed``) and any
-  list of values with one entry per seat (``scores``, ``contract_met``);
-* roles: ``dealer``, ``eldest``, ``bidder``, ``to_act`` are badges on their seat;
-* on the table: a card (``turn_up``), a list of cards (``loose``, ``discard``), a list of
-  card lists (``tricks_won`` and ``piles`` by side), objects holding cards (a ``trick``'s
-  plays, ``melds``, ``houses``, a ``turn``'s taken cards), each object's other fields
-  making its caption;
-* facts: every other value (phase, bid, stock size, the last deal's account...).
+  cards), any list of card lists with one entry per seat (an All Fours view's ``exposed``)
+  and any list of values with one entry per seat (``scores``);
+* roles: the fields the game's :class:`~cardgames.engine.core.protocol.Layout` names as
+  roles (``dealer`` and ``to_act`` in every game) are badges on their seat;
+* on the table: a card, a list of cards, a list of card lists (by side, in the game's word
+  for a side), objects holding cards (each object's other fields making its caption); the
+  game's ``always`` areas are drawn even when empty;
+* facts: every other value (phase, stock size, the last deal's account...).
 
 A :class:`Table` is plain data (``msgspec.to_builtins`` gives the JSON the HTML page
 draws); the terminal draws the same structure with rich.
@@ -24,13 +24,10 @@ from typing import Any
 import msgspec
 
 from cardgames.engine.core.cards import is_card, is_card_or_joker
+from cardgames.engine.core.protocol import Layout
 
-#: Fields that name a seat by its role: a badge on that seat, not a fact.
-ROLES = {"dealer": "dealer", "eldest": "eldest", "bidder": "bidder", "to_act": "to act"}
 #: Fields drawn elsewhere or not worth showing.
 SKIP = {"viewer", "hand", "hand_sizes", "hand_hidden", "players"}
-#: Card areas shown even when empty (an empty floor is worth seeing).
-ALWAYS = {"loose", "discard", "trick", "melds", "houses"}
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 
 
@@ -58,7 +55,7 @@ class Seat(msgspec.Struct, frozen=True):
     #: Per-seat card lists (``known``, ``exposed``) and values (``score``), by label.
     extras: tuple[Area, ...]
     facts: tuple[tuple[str, str], ...]
-    #: A note instead of the hand (All Fours: held back before trumps are fixed).
+    #: A note instead of the hand (the game's ``held_back``, when the view hides the viewer's hand).
     note: str = ""
 
 
@@ -136,13 +133,16 @@ def _group(item: Mapping[str, Any], players: int) -> Group:
     return Group(", ".join(caption), tuple(cards), tuple(parts) if len(parts) > 1 else ())
 
 
-def _indexed(key: str, lists: Sequence[Sequence[str]], players: int) -> tuple[Group, ...]:
-    who = "seat" if len(lists) == players else ("team" if key == "piles" else "side")
+def _indexed(lists: Sequence[Sequence[str]], players: int, side: str) -> tuple[Group, ...]:
+    who = "seat" if len(lists) == players else side
     return tuple(Group(f"{who} {index}", tuple(cards)) for index, cards in enumerate(lists))
 
 
-def layout(view: Mapping[str, Any]) -> Table:
-    """The table of one view (plain data, as ``msgspec.to_builtins`` gives it)."""
+def layout(view: Mapping[str, Any], hints: Layout = Layout()) -> Table:
+    """The table of one view (plain data, as ``msgspec.to_builtins`` gives it), with the game's
+    :class:`~cardgames.engine.core.protocol.Layout`."""
+    roles = dict(hints.roles)
+    always = hints.always
     viewer = view.get("viewer")
     sizes = view.get("hand_sizes")
     players = len(sizes) if isinstance(sizes, list) else int(view.get("players") or 0)
@@ -154,15 +154,15 @@ def layout(view: Mapping[str, Any]) -> Table:
     for key, value in view.items():
         if key in SKIP:
             continue
-        if key in ROLES:
+        if key in roles:
             if isinstance(value, int) and value in badges:
-                badges[value].append(ROLES[key])
+                badges[value].append(roles[key])
             continue
         label = _label(key)
         per_seat = isinstance(value, list) and players > 1 and len(value) == players
         if is_card_code(value):
             areas.append(Area(label, (Group("", (value,)),)))
-        elif _cards(value) and (value or key in ALWAYS):
+        elif _cards(value) and (value or key in always):
             areas.append(Area(label, (Group("", tuple(value)),)))
         elif _card_lists(value):
             if per_seat:
@@ -170,10 +170,10 @@ def layout(view: Mapping[str, Any]) -> Table:
                     if cards:
                         extras[seat].append(Area(label, (Group("", tuple(cards)),)))
             elif any(value):
-                areas.append(Area(label, _indexed(key, value, players)))
+                areas.append(Area(label, _indexed(value, players, hints.side)))
         elif isinstance(value, list) and value and all(_holds_cards(item) for item in value):
             areas.append(Area(label, tuple(_group(item, players) for item in value)))
-        elif isinstance(value, list) and not value and key in ALWAYS:
+        elif isinstance(value, list) and not value and key in always:
             areas.append(Area(label, ()))
         elif _holds_cards(value):
             areas.append(Area(label, (_group(value, players),)))
@@ -193,7 +193,7 @@ def layout(view: Mapping[str, Any]) -> Table:
             count=int(sizes[seat]) if isinstance(sizes, list) else 0,
             extras=tuple(extras[seat]),
             facts=tuple(seat_facts[seat]),
-            note="hand held back until trumps are fixed" if seat == viewer and hidden else "",
+            note=hints.held_back if seat == viewer and hidden else "",
         )
         for seat in range(players)
     )

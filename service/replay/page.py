@@ -35,7 +35,7 @@ def page_data(replay: Replay, viewer: Viewer, start: int = 0) -> dict[str, Any]:
             "actor": step.actor,
             "command": step.command,
             "view": step.view,
-            "table": layout(step.view),
+            "table": layout(step.view, replay.base.TRAITS.layout),
             "text": step.text,
         })
     return {

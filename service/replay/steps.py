@@ -96,7 +96,7 @@ class Replay:
 
     @property
     def title(self) -> str:
-        return str(getattr(self.base, "TITLE", self.base.NAME))
+        return self.base.TITLE
 
     @property
     def game_id(self) -> str:
@@ -162,8 +162,8 @@ class Replay:
         if not 0 <= seq <= self.last:
             raise IndexError(f"seq {seq} is not in this log (0 to {self.last})")
         view = self.rules.view(self.states[seq], viewer)
-        table_text = getattr(self.base, "table_text", None)
-        text = table_text(view) if callable(table_text) else None
+        table_text = self.base.TRAITS.table_text
+        text = table_text(view) if table_text is not None else None
         if seq == 0:
             header = self.log.header
             line = f"{self.title}: game {self.game_id}, {header.get('players')} players, before the first event"

@@ -82,7 +82,7 @@ def _event(replay: Replay, step: Step) -> Text:
 
 def render(replay: Replay, step: Step, viewer: Viewer) -> RenderableType:
     """One step: the event line, the seats and the table."""
-    table = layout(step.view)
+    table = layout(step.view, replay.base.TRAITS.layout)
     seats = Table(box=None, show_header=True, header_style="dim", pad_edge=False)
     for column in ("seat", "", "hand", ""):
         seats.add_column(column)

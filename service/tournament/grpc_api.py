@@ -76,7 +76,7 @@ class TournamentServiceApi(tournament_pb2_grpc.TournamentServiceServicer):
     ) -> tournament_pb2.CreateTournamentResponse:
         options: dict[str, Any] = {}
         if request.HasField("options") and request.options.WhichOneof("game") is not None:
-            if request.options.WhichOneof("game") != request.game:
+            if wire.game_of(request.options) != request.game:
                 raise InvalidOptions(f"options for another game given to a {request.game!r} tournament")
             try:
                 options = wire.options_dict(request.options)

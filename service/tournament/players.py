@@ -23,6 +23,7 @@ from typing import Any
 
 import msgspec
 
+from cardgames.engine.bots.policy import Observer
 from cardgames.service.games import Games, ServiceError, StaleSequenceError
 
 log = logging.getLogger(__name__)
@@ -73,7 +74,7 @@ async def play_seat(games: Games, game_id: str, token: str, seat: int, policy: A
 
     A policy with memory (``observe``, as the search bot's) is shown every view its seat gets.
     """
-    observe = getattr(policy, "observe", None)
+    observe = policy.observe if isinstance(policy, Observer) else None
     items = await games.watch(game_id, token)
     async with aclosing(items):
         async for item in items:

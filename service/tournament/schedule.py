@@ -1,7 +1,8 @@
 """The schedule of a tournament: round robin, seat rotation, duplicate deals, partnerships.
 
-A match is played by *sides*: a partnership (two seats of one entrant, Seep and four-player
-All Fours) or a single seat (free-for-all, Contract Rummy; two-player All Fours). A
+A match is played by *sides*: a partnership (seats played by one entrant, as the game's
+traits declare them: in Seep and four-player All Fours, seats 0 and 2 against 1 and 3) or a
+single seat (free-for-all, Contract Rummy; two-player All Fours). A
 *table* is a choice of entrants, one per side: every combination of ``sides`` entrants
 when there are at least that many (a round robin), else all of them, around again.
 
@@ -41,11 +42,8 @@ from typing import Final
 
 import msgspec
 
-#: Seats played together as one side, per game and player count (other counts: one seat per side).
-PARTNERSHIPS: Final[dict[str, dict[int, tuple[tuple[int, ...], ...]]]] = {
-    "seep": {4: ((0, 2), (1, 3))},
-    "all_fours": {4: ((0, 2), (1, 3))},
-}
+from cardgames.engine.core.registry import get_game
+
 DISJOINT: Final = "disjoint"
 TABLE: Final = "table"
 SHARED: Final = "shared"
@@ -67,8 +65,8 @@ class MatchSpec(msgspec.Struct, frozen=True):
 
 
 def sides_of(game: str, players: int) -> tuple[tuple[int, ...], ...]:
-    """The seats of each side: partnerships where the game has them, else one seat each."""
-    return PARTNERSHIPS.get(game, {}).get(players, tuple((seat,) for seat in range(players)))
+    """The seats of each side: the game's partnerships for ``players`` seats, else one seat each."""
+    return get_game(game).TRAITS.sides(players)
 
 
 def deal_seed(tournament_seed: str, deal_no: int) -> str:

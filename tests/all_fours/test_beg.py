@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from cardgames.engine.all_fours.events import PackExhausted, Shuffled
+from cardgames.engine.all_fours.events import PackExhausted
+from cardgames.engine.core.events import Shuffled
 
 from tests.all_fours.helpers import GAME, act, act_events, make_deck, rejection, snap, start, tags
 

@@ -8,6 +8,7 @@ import msgspec
 import pytest
 from cardgames.engine.core.cards import is_card_or_joker
 from cardgames.engine.core.registry import GAME_MODULES, get_game
+from cardgames.engine.core.seat_events import Seated
 
 
 def ready_game() -> str | None:
@@ -46,5 +47,6 @@ def cards_in(data: Any) -> set[str]:
 
 
 def hands(game_name: str, state: Any) -> list[set[str]]:
-    """Each seat's hand now (FORMAT.md snapshot ``hands``)."""
-    return [set(hand) for hand in get_game(game_name).snapshot(state)["hands"]]
+    """Each seat's hand now (FORMAT.md snapshot ``hands``) in a game's state or a seated one (the service's)."""
+    game_state = state.game if isinstance(state, Seated) else state
+    return [set(hand) for hand in get_game(game_name).snapshot(game_state)["hands"]]

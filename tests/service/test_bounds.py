@@ -283,7 +283,7 @@ async def test_matches_at_the_extremes_are_served_to_every_viewer(
     rules = get_game(game)
     created = await create(stub, game, options, players)
     live = server.games._live[UUID(created.game_id)]
-    if not rules.is_over(live.state) and match:
+    if not live.rules.is_over(live.state) and match:
         # The match keys near the top (the service starts every match from zero: a match long enough to
         # get there would take thousands of deals). They are public numbers of the live game's state.
         fields = {key: tuple(value) if isinstance(value, list) else value for key, value in match.items()}
@@ -324,11 +324,11 @@ async def test_a_batch_the_wire_cannot_carry_is_refused_and_the_game_stays_reada
     every view, the log and the streams still answer (they answered UNKNOWN for good before)."""
     created = await create(stub, "all_fours", {"players": 2})
     live = server.games._live[UUID(created.game_id)]
-    config = msgspec.structs.replace(live.state.config, target_score=INT32, give_one_points=2**30)
+    config = msgspec.structs.replace(live.state.game.config, target_score=INT32, give_one_points=2**30)
     game_state = msgspec.structs.replace(live.state.game, config=config, scores=(INT32 - 1, INT32 - 1))
     live.state = msgspec.structs.replace(live.state, game=game_state)
     tokens = list(created.seat_tokens)
-    state = live.state
+    state = live.state.game
     eldest, dealer = (state.dealer + 1) % 2, state.dealer
     if state.phase != "beg":
         pytest.skip("the first turn-up of this seed did not leave the beg phase")

@@ -142,11 +142,11 @@ async def test_spectators_see_the_public_view_and_the_log_hides_every_private_ev
     for _ in range(12):
         await play(stub, game_id, tokens, rng, 5)
         live = server.games._live[UUID(game_id)]
-        if rules.is_over(live.state):
+        if live.rules.is_over(live.state):
             break
         spectator = (await stub.GetView(pb.GetViewRequest(game_id=game_id))).view
         assert not spectator.HasField("seat") and spectator.sequence == live.sequence
-        assert plain(wire.unwrap(spectator)[1]) == plain(rules.view(live.state, None))  # nothing more
+        assert plain(wire.unwrap(spectator)[1]) == plain(live.rules.view(live.state, None))  # nothing more
         events = server.games.store.events(UUID(game_id), rules)
         for viewer, token in ((None, None), *enumerate(tokens)):
             log = (await stub.GetLog(pb.GetLogRequest(game_id=game_id), metadata=auth(token))).events

@@ -26,63 +26,66 @@ from cardgames.v1 import all_fours_pb2 as cardgames_dot_v1_dot_all__fours__pb2
 from cardgames.v1 import common_pb2 as cardgames_dot_v1_dot_common__pb2
 from cardgames.v1 import contract_rummy_pb2 as cardgames_dot_v1_dot_contract__rummy__pb2
 from cardgames.v1 import seep_pb2 as cardgames_dot_v1_dot_seep__pb2
+from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1f\x63\x61rdgames/v1/game_service.proto\x12\x0c\x63\x61rdgames.v1\x1a\x1c\x63\x61rdgames/v1/all_fours.proto\x1a\x19\x63\x61rdgames/v1/common.proto\x1a!cardgames/v1/contract_rummy.proto\x1a\x17\x63\x61rdgames/v1/seep.proto\"\xae\x01\n\x07\x43ommand\x12\x32\n\tall_fours\x18\x01 \x01(\x0b\x32\x1d.cardgames.v1.AllFoursCommandH\x00\x12)\n\x04seep\x18\x02 \x01(\x0b\x32\x19.cardgames.v1.SeepCommandH\x00\x12<\n\x0e\x63ontract_rummy\x18\x03 \x01(\x0b\x32\".cardgames.v1.ContractRummyCommandH\x00\x42\x06\n\x04game\"\xa6\x01\n\x05\x45vent\x12\x30\n\tall_fours\x18\x01 \x01(\x0b\x32\x1b.cardgames.v1.AllFoursEventH\x00\x12\'\n\x04seep\x18\x02 \x01(\x0b\x32\x17.cardgames.v1.SeepEventH\x00\x12:\n\x0e\x63ontract_rummy\x18\x03 \x01(\x0b\x32 .cardgames.v1.ContractRummyEventH\x00\x42\x06\n\x04game\"\xae\x01\n\x07Options\x12\x32\n\tall_fours\x18\x01 \x01(\x0b\x32\x1d.cardgames.v1.AllFoursOptionsH\x00\x12)\n\x04seep\x18\x02 \x01(\x0b\x32\x19.cardgames.v1.SeepOptionsH\x00\x12<\n\x0e\x63ontract_rummy\x18\x03 \x01(\x0b\x32\".cardgames.v1.ContractRummyOptionsH\x00\x42\x06\n\x04game\"\xa0\x02\n\x04View\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\tgame_name\x18\x02 \x01(\t\x12\x10\n\x08sequence\x18\x03 \x01(\x03\x12\x11\n\x04seat\x18\x04 \x01(\x05H\x01\x88\x01\x01\x12\x0e\n\x06to_act\x18\x05 \x03(\x05\x12\x0c\n\x04over\x18\x06 \x01(\x08\x12\x0c\n\x04head\x18\x07 \x01(\t\x12/\n\tall_fours\x18\n \x01(\x0b\x32\x1a.cardgames.v1.AllFoursViewH\x00\x12&\n\x04seep\x18\x0b \x01(\x0b\x32\x16.cardgames.v1.SeepViewH\x00\x12\x39\n\x0e\x63ontract_rummy\x18\x0c \x01(\x0b\x32\x1f.cardgames.v1.ContractRummyViewH\x00\x42\x06\n\x04gameB\x07\n\x05_seat\"\xa4\x01\n\x08LogEntry\x12\x10\n\x08sequence\x18\x01 \x01(\x03\x12\"\n\x05\x65vent\x18\x02 \x01(\x0b\x32\x13.cardgames.v1.Event\x12\x10\n\x08redacted\x18\x03 \x01(\x08\x12\x0c\n\x04hash\x18\x04 \x01(\t\x12\x11\n\x04seat\x18\x05 \x01(\x05H\x00\x88\x01\x01\x12&\n\x07\x63ommand\x18\x06 \x01(\x0b\x32\x15.cardgames.v1.CommandB\x07\n\x05_seat\"\xb9\x02\n\tLogHeader\x12\x0e\n\x06\x66ormat\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x05\x12\x0c\n\x04game\x18\x03 \x01(\t\x12\x15\n\rrules_version\x18\x04 \x01(\t\x12\x0f\n\x07game_id\x18\x05 \x01(\t\x12\x0f\n\x07players\x18\x06 \x01(\x05\x12%\n\x06\x63onfig\x18\x07 \x01(\x0b\x32\x15.cardgames.v1.Options\x12\x13\n\x06\x64\x65\x61ler\x18\x08 \x01(\x05H\x00\x88\x01\x01\x12\x0f\n\x07stacked\x18\t \x01(\x05\x12\x17\n\x0fseed_commitment\x18\n \x01(\t\x12\x12\n\nseed_given\x18\x0b \x01(\x08\x12\x14\n\x0cseat_entropy\x18\x0c \x01(\x08\x12\x18\n\x10seat_commitments\x18\r \x03(\t\x12\x0f\n\x07genesis\x18\x0e \x01(\tB\t\n\x07_dealer\"/\n\tLogReveal\x12\x0c\n\x04seed\x18\x01 \x01(\t\x12\x14\n\x0cseat_entropy\x18\x02 \x03(\t\"t\n\rEntropyStatus\x12\r\n\x05seats\x18\x01 \x01(\x05\x12\x11\n\tcommitted\x18\x02 \x01(\x05\x12\x10\n\x08revealed\x18\x03 \x01(\x05\x12\x0f\n\x07started\x18\x04 \x01(\x08\x12\x10\n\x08sequence\x18\x05 \x01(\x03\x12\x0c\n\x04head\x18\x06 \x01(\t\"\xe4\x01\n\x11\x43reateGameRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12&\n\x07options\x18\x02 \x01(\x0b\x32\x15.cardgames.v1.Options\x12\x14\n\x07players\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x11\n\x04seed\x18\x04 \x01(\tH\x01\x88\x01\x01\x12%\n\x05\x64\x65\x63ks\x18\x05 \x03(\x0b\x32\x16.cardgames.v1.CardList\x12\x13\n\x06\x64\x65\x61ler\x18\x06 \x01(\x05H\x02\x88\x01\x01\x12\x14\n\x0cseat_entropy\x18\x07 \x01(\x08\x42\n\n\x08_playersB\x07\n\x05_seedB\t\n\x07_dealer\"s\n\x12\x43reateGameResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x13\n\x0bseat_tokens\x18\x02 \x03(\t\x12\x10\n\x08sequence\x18\x03 \x01(\x03\x12\x17\n\x0fseed_commitment\x18\x04 \x01(\t\x12\x0c\n\x04head\x18\x05 \x01(\t\"E\n\x0eGetViewRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x15\n\x08sequence\x18\x02 \x01(\x03H\x00\x88\x01\x01\x42\x0b\n\t_sequence\"3\n\x0fGetViewResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.cardgames.v1.View\"N\n\x18ListLegalCommandsRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0e\n\x06offset\x18\x02 \x01(\x03\x12\x11\n\tpage_size\x18\x03 \x01(\x05\"\x91\x01\n\x19ListLegalCommandsResponse\x12\x10\n\x08sequence\x18\x01 \x01(\x03\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\'\n\x08\x63ommands\x18\x03 \x03(\x0b\x32\x15.cardgames.v1.Command\x12\r\n\x05total\x18\x04 \x01(\x04\x12\x0e\n\x06offset\x18\x05 \x01(\x03\x42\x07\n\x05_seat\"\x85\x01\n\x14SubmitCommandRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12&\n\x07\x63ommand\x18\x02 \x01(\x0b\x32\x15.cardgames.v1.Command\x12\x1e\n\x11\x65xpected_sequence\x18\x03 \x01(\x03H\x00\x88\x01\x01\x42\x14\n\x12_expected_sequence\"_\n\x15SubmitCommandResponse\x12\x10\n\x08sequence\x18\x01 \x01(\x03\x12&\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x16.cardgames.v1.LogEntry\x12\x0c\n\x04head\x18\x03 \x01(\t\"O\n\x0cWatchRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x1b\n\x0e\x61\x66ter_sequence\x18\x02 \x01(\x03H\x00\x88\x01\x01\x42\x11\n\x0f_after_sequence\"k\n\rWatchResponse\x12\x10\n\x08sequence\x18\x01 \x01(\x03\x12&\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x16.cardgames.v1.LogEntry\x12 \n\x04view\x18\x03 \x01(\x0b\x32\x12.cardgames.v1.View\"G\n\rGetLogRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x16\n\x0e\x61\x66ter_sequence\x18\x02 \x01(\x03\x12\r\n\x05limit\x18\x03 \x01(\x05\"\xaa\x01\n\x0eGetLogResponse\x12\x10\n\x08sequence\x18\x01 \x01(\x03\x12&\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x16.cardgames.v1.LogEntry\x12\'\n\x06header\x18\x03 \x01(\x0b\x32\x17.cardgames.v1.LogHeader\x12\'\n\x06reveal\x18\x04 \x01(\x0b\x32\x17.cardgames.v1.LogReveal\x12\x0c\n\x04head\x18\x05 \x01(\t\";\n\x14\x43ommitEntropyRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\ncommitment\x18\x02 \x01(\t\"D\n\x15\x43ommitEntropyResponse\x12+\n\x06status\x18\x01 \x01(\x0b\x32\x1b.cardgames.v1.EntropyStatus\"8\n\x14RevealEntropyRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0f\n\x07\x65ntropy\x18\x02 \x01(\t\"D\n\x15RevealEntropyResponse\x12+\n\x06status\x18\x01 \x01(\x0b\x32\x1b.cardgames.v1.EntropyStatus2\xa3\x05\n\x0bGameService\x12O\n\nCreateGame\x12\x1f.cardgames.v1.CreateGameRequest\x1a .cardgames.v1.CreateGameResponse\x12\x46\n\x07GetView\x12\x1c.cardgames.v1.GetViewRequest\x1a\x1d.cardgames.v1.GetViewResponse\x12\x64\n\x11ListLegalCommands\x12&.cardgames.v1.ListLegalCommandsRequest\x1a\'.cardgames.v1.ListLegalCommandsResponse\x12X\n\rSubmitCommand\x12\".cardgames.v1.SubmitCommandRequest\x1a#.cardgames.v1.SubmitCommandResponse\x12\x42\n\x05Watch\x12\x1a.cardgames.v1.WatchRequest\x1a\x1b.cardgames.v1.WatchResponse0\x01\x12\x43\n\x06GetLog\x12\x1b.cardgames.v1.GetLogRequest\x1a\x1c.cardgames.v1.GetLogResponse\x12X\n\rCommitEntropy\x12\".cardgames.v1.CommitEntropyRequest\x1a#.cardgames.v1.CommitEntropyResponse\x12X\n\rRevealEntropy\x12\".cardgames.v1.RevealEntropyRequest\x1a#.cardgames.v1.RevealEntropyResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1f\x63\x61rdgames/v1/game_service.proto\x12\x0c\x63\x61rdgames.v1\x1a\x1c\x63\x61rdgames/v1/all_fours.proto\x1a\x19\x63\x61rdgames/v1/common.proto\x1a!cardgames/v1/contract_rummy.proto\x1a\x17\x63\x61rdgames/v1/seep.proto\x1a\x1cgoogle/protobuf/struct.proto\"\xd8\x01\n\x07\x43ommand\x12\x32\n\tall_fours\x18\x01 \x01(\x0b\x32\x1d.cardgames.v1.AllFoursCommandH\x00\x12)\n\x04seep\x18\x02 \x01(\x0b\x32\x19.cardgames.v1.SeepCommandH\x00\x12<\n\x0e\x63ontract_rummy\x18\x03 \x01(\x0b\x32\".cardgames.v1.ContractRummyCommandH\x00\x12(\n\x05other\x18\x0f \x01(\x0b\x32\x17.cardgames.v1.OtherGameH\x00\x42\x06\n\x04game\"\xd0\x01\n\x05\x45vent\x12\x30\n\tall_fours\x18\x01 \x01(\x0b\x32\x1b.cardgames.v1.AllFoursEventH\x00\x12\'\n\x04seep\x18\x02 \x01(\x0b\x32\x17.cardgames.v1.SeepEventH\x00\x12:\n\x0e\x63ontract_rummy\x18\x03 \x01(\x0b\x32 .cardgames.v1.ContractRummyEventH\x00\x12(\n\x05other\x18\x0f \x01(\x0b\x32\x17.cardgames.v1.OtherGameH\x00\x42\x06\n\x04game\"\xd8\x01\n\x07Options\x12\x32\n\tall_fours\x18\x01 \x01(\x0b\x32\x1d.cardgames.v1.AllFoursOptionsH\x00\x12)\n\x04seep\x18\x02 \x01(\x0b\x32\x19.cardgames.v1.SeepOptionsH\x00\x12<\n\x0e\x63ontract_rummy\x18\x03 \x01(\x0b\x32\".cardgames.v1.ContractRummyOptionsH\x00\x12(\n\x05other\x18\x0f \x01(\x0b\x32\x17.cardgames.v1.OtherGameH\x00\x42\x06\n\x04game\"\xca\x02\n\x04View\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\tgame_name\x18\x02 \x01(\t\x12\x10\n\x08sequence\x18\x03 \x01(\x03\x12\x11\n\x04seat\x18\x04 \x01(\x05H\x01\x88\x01\x01\x12\x0e\n\x06to_act\x18\x05 \x03(\x05\x12\x0c\n\x04over\x18\x06 \x01(\x08\x12\x0c\n\x04head\x18\x07 \x01(\t\x12/\n\tall_fours\x18\n \x01(\x0b\x32\x1a.cardgames.v1.AllFoursViewH\x00\x12&\n\x04seep\x18\x0b \x01(\x0b\x32\x16.cardgames.v1.SeepViewH\x00\x12\x39\n\x0e\x63ontract_rummy\x18\x0c \x01(\x0b\x32\x1f.cardgames.v1.ContractRummyViewH\x00\x12(\n\x05other\x18\x0f \x01(\x0b\x32\x17.cardgames.v1.OtherGameH\x00\x42\x06\n\x04gameB\x07\n\x05_seat\"@\n\tOtherGame\x12\x0c\n\x04game\x18\x01 \x01(\t\x12%\n\x04\x64\x61ta\x18\x02 \x01(\x0b\x32\x17.google.protobuf.Struct\"\xa4\x01\n\x08LogEntry\x12\x10\n\x08sequence\x18\x01 \x01(\x03\x12\"\n\x05\x65vent\x18\x02 \x01(\x0b\x32\x13.cardgames.v1.Event\x12\x10\n\x08redacted\x18\x03 \x01(\x08\x12\x0c\n\x04hash\x18\x04 \x01(\t\x12\x11\n\x04seat\x18\x05 \x01(\x05H\x00\x88\x01\x01\x12&\n\x07\x63ommand\x18\x06 \x01(\x0b\x32\x15.cardgames.v1.CommandB\x07\n\x05_seat\"\xb9\x02\n\tLogHeader\x12\x0e\n\x06\x66ormat\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x05\x12\x0c\n\x04game\x18\x03 \x01(\t\x12\x15\n\rrules_version\x18\x04 \x01(\t\x12\x0f\n\x07game_id\x18\x05 \x01(\t\x12\x0f\n\x07players\x18\x06 \x01(\x05\x12%\n\x06\x63onfig\x18\x07 \x01(\x0b\x32\x15.cardgames.v1.Options\x12\x13\n\x06\x64\x65\x61ler\x18\x08 \x01(\x05H\x00\x88\x01\x01\x12\x0f\n\x07stacked\x18\t \x01(\x05\x12\x17\n\x0fseed_commitment\x18\n \x01(\t\x12\x12\n\nseed_given\x18\x0b \x01(\x08\x12\x14\n\x0cseat_entropy\x18\x0c \x01(\x08\x12\x18\n\x10seat_commitments\x18\r \x03(\t\x12\x0f\n\x07genesis\x18\x0e \x01(\tB\t\n\x07_dealer\"/\n\tLogReveal\x12\x0c\n\x04seed\x18\x01 \x01(\t\x12\x14\n\x0cseat_entropy\x18\x02 \x03(\t\"t\n\rEntropyStatus\x12\r\n\x05seats\x18\x01 \x01(\x05\x12\x11\n\tcommitted\x18\x02 \x01(\x05\x12\x10\n\x08revealed\x18\x03 \x01(\x05\x12\x0f\n\x07started\x18\x04 \x01(\x08\x12\x10\n\x08sequence\x18\x05 \x01(\x03\x12\x0c\n\x04head\x18\x06 \x01(\t\"\xe4\x01\n\x11\x43reateGameRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12&\n\x07options\x18\x02 \x01(\x0b\x32\x15.cardgames.v1.Options\x12\x14\n\x07players\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x11\n\x04seed\x18\x04 \x01(\tH\x01\x88\x01\x01\x12%\n\x05\x64\x65\x63ks\x18\x05 \x03(\x0b\x32\x16.cardgames.v1.CardList\x12\x13\n\x06\x64\x65\x61ler\x18\x06 \x01(\x05H\x02\x88\x01\x01\x12\x14\n\x0cseat_entropy\x18\x07 \x01(\x08\x42\n\n\x08_playersB\x07\n\x05_seedB\t\n\x07_dealer\"s\n\x12\x43reateGameResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x13\n\x0bseat_tokens\x18\x02 \x03(\t\x12\x10\n\x08sequence\x18\x03 \x01(\x03\x12\x17\n\x0fseed_commitment\x18\x04 \x01(\t\x12\x0c\n\x04head\x18\x05 \x01(\t\"E\n\x0eGetViewRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x15\n\x08sequence\x18\x02 \x01(\x03H\x00\x88\x01\x01\x42\x0b\n\t_sequence\"3\n\x0fGetViewResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.cardgames.v1.View\"N\n\x18ListLegalCommandsRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0e\n\x06offset\x18\x02 \x01(\x03\x12\x11\n\tpage_size\x18\x03 \x01(\x05\"\x91\x01\n\x19ListLegalCommandsResponse\x12\x10\n\x08sequence\x18\x01 \x01(\x03\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\'\n\x08\x63ommands\x18\x03 \x03(\x0b\x32\x15.cardgames.v1.Command\x12\r\n\x05total\x18\x04 \x01(\x04\x12\x0e\n\x06offset\x18\x05 \x01(\x03\x42\x07\n\x05_seat\"\x85\x01\n\x14SubmitCommandRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12&\n\x07\x63ommand\x18\x02 \x01(\x0b\x32\x15.cardgames.v1.Command\x12\x1e\n\x11\x65xpected_sequence\x18\x03 \x01(\x03H\x00\x88\x01\x01\x42\x14\n\x12_expected_sequence\"_\n\x15SubmitCommandResponse\x12\x10\n\x08sequence\x18\x01 \x01(\x03\x12&\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x16.cardgames.v1.LogEntry\x12\x0c\n\x04head\x18\x03 \x01(\t\"O\n\x0cWatchRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x1b\n\x0e\x61\x66ter_sequence\x18\x02 \x01(\x03H\x00\x88\x01\x01\x42\x11\n\x0f_after_sequence\"k\n\rWatchResponse\x12\x10\n\x08sequence\x18\x01 \x01(\x03\x12&\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x16.cardgames.v1.LogEntry\x12 \n\x04view\x18\x03 \x01(\x0b\x32\x12.cardgames.v1.View\"G\n\rGetLogRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x16\n\x0e\x61\x66ter_sequence\x18\x02 \x01(\x03\x12\r\n\x05limit\x18\x03 \x01(\x05\"\xaa\x01\n\x0eGetLogResponse\x12\x10\n\x08sequence\x18\x01 \x01(\x03\x12&\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x16.cardgames.v1.LogEntry\x12\'\n\x06header\x18\x03 \x01(\x0b\x32\x17.cardgames.v1.LogHeader\x12\'\n\x06reveal\x18\x04 \x01(\x0b\x32\x17.cardgames.v1.LogReveal\x12\x0c\n\x04head\x18\x05 \x01(\t\";\n\x14\x43ommitEntropyRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\ncommitment\x18\x02 \x01(\t\"D\n\x15\x43ommitEntropyResponse\x12+\n\x06status\x18\x01 \x01(\x0b\x32\x1b.cardgames.v1.EntropyStatus\"8\n\x14RevealEntropyRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0f\n\x07\x65ntropy\x18\x02 \x01(\t\"D\n\x15RevealEntropyResponse\x12+\n\x06status\x18\x01 \x01(\x0b\x32\x1b.cardgames.v1.EntropyStatus2\xa3\x05\n\x0bGameService\x12O\n\nCreateGame\x12\x1f.cardgames.v1.CreateGameRequest\x1a .cardgames.v1.CreateGameResponse\x12\x46\n\x07GetView\x12\x1c.cardgames.v1.GetViewRequest\x1a\x1d.cardgames.v1.GetViewResponse\x12\x64\n\x11ListLegalCommands\x12&.cardgames.v1.ListLegalCommandsRequest\x1a\'.cardgames.v1.ListLegalCommandsResponse\x12X\n\rSubmitCommand\x12\".cardgames.v1.SubmitCommandRequest\x1a#.cardgames.v1.SubmitCommandResponse\x12\x42\n\x05Watch\x12\x1a.cardgames.v1.WatchRequest\x1a\x1b.cardgames.v1.WatchResponse0\x01\x12\x43\n\x06GetLog\x12\x1b.cardgames.v1.GetLogRequest\x1a\x1c.cardgames.v1.GetLogResponse\x12X\n\rCommitEntropy\x12\".cardgames.v1.CommitEntropyRequest\x1a#.cardgames.v1.CommitEntropyResponse\x12X\n\rRevealEntropy\x12\".cardgames.v1.RevealEntropyRequest\x1a#.cardgames.v1.RevealEntropyResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'cardgames.v1.game_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_COMMAND']._serialized_start=167
-  _globals['_COMMAND']._serialized_end=341
-  _globals['_EVENT']._serialized_start=344
-  _globals['_EVENT']._serialized_end=510
-  _globals['_OPTIONS']._serialized_start=513
-  _globals['_OPTIONS']._serialized_end=687
-  _globals['_VIEW']._serialized_start=690
-  _globals['_VIEW']._serialized_end=978
-  _globals['_LOGENTRY']._serialized_start=981
-  _globals['_LOGENTRY']._serialized_end=1145
-  _globals['_LOGHEADER']._serialized_start=1148
-  _globals['_LOGHEADER']._serialized_end=1461
-  _globals['_LOGREVEAL']._serialized_start=1463
-  _globals['_LOGREVEAL']._serialized_end=1510
-  _globals['_ENTROPYSTATUS']._serialized_start=1512
-  _globals['_ENTROPYSTATUS']._serialized_end=1628
-  _globals['_CREATEGAMEREQUEST']._serialized_start=1631
-  _globals['_CREATEGAMEREQUEST']._serialized_end=1859
-  _globals['_CREATEGAMERESPONSE']._serialized_start=1861
-  _globals['_CREATEGAMERESPONSE']._serialized_end=1976
-  _globals['_GETVIEWREQUEST']._serialized_start=1978
-  _globals['_GETVIEWREQUEST']._serialized_end=2047
-  _globals['_GETVIEWRESPONSE']._serialized_start=2049
-  _globals['_GETVIEWRESPONSE']._serialized_end=2100
-  _globals['_LISTLEGALCOMMANDSREQUEST']._serialized_start=2102
-  _globals['_LISTLEGALCOMMANDSREQUEST']._serialized_end=2180
-  _globals['_LISTLEGALCOMMANDSRESPONSE']._serialized_start=2183
-  _globals['_LISTLEGALCOMMANDSRESPONSE']._serialized_end=2328
-  _globals['_SUBMITCOMMANDREQUEST']._serialized_start=2331
-  _globals['_SUBMITCOMMANDREQUEST']._serialized_end=2464
-  _globals['_SUBMITCOMMANDRESPONSE']._serialized_start=2466
-  _globals['_SUBMITCOMMANDRESPONSE']._serialized_end=2561
-  _globals['_WATCHREQUEST']._serialized_start=2563
-  _globals['_WATCHREQUEST']._serialized_end=2642
-  _globals['_WATCHRESPONSE']._serialized_start=2644
-  _globals['_WATCHRESPONSE']._serialized_end=2751
-  _globals['_GETLOGREQUEST']._serialized_start=2753
-  _globals['_GETLOGREQUEST']._serialized_end=2824
-  _globals['_GETLOGRESPONSE']._serialized_start=2827
-  _globals['_GETLOGRESPONSE']._serialized_end=2997
-  _globals['_COMMITENTROPYREQUEST']._serialized_start=2999
-  _globals['_COMMITENTROPYREQUEST']._serialized_end=3058
-  _globals['_COMMITENTROPYRESPONSE']._serialized_start=3060
-  _globals['_COMMITENTROPYRESPONSE']._serialized_end=3128
-  _globals['_REVEALENTROPYREQUEST']._serialized_start=3130
-  _globals['_REVEALENTROPYREQUEST']._serialized_end=3186
-  _globals['_REVEALENTROPYRESPONSE']._serialized_start=3188
-  _globals['_REVEALENTROPYRESPONSE']._serialized_end=3256
-  _globals['_GAMESERVICE']._serialized_start=3259
-  _globals['_GAMESERVICE']._serialized_end=3934
+  _globals['_COMMAND']._serialized_start=197
+  _globals['_COMMAND']._serialized_end=413
+  _globals['_EVENT']._serialized_start=416
+  _globals['_EVENT']._serialized_end=624
+  _globals['_OPTIONS']._serialized_start=627
+  _globals['_OPTIONS']._serialized_end=843
+  _globals['_VIEW']._serialized_start=846
+  _globals['_VIEW']._serialized_end=1176
+  _globals['_OTHERGAME']._serialized_start=1178
+  _globals['_OTHERGAME']._serialized_end=1242
+  _globals['_LOGENTRY']._serialized_start=1245
+  _globals['_LOGENTRY']._serialized_end=1409
+  _globals['_LOGHEADER']._serialized_start=1412
+  _globals['_LOGHEADER']._serialized_end=1725
+  _globals['_LOGREVEAL']._serialized_start=1727
+  _globals['_LOGREVEAL']._serialized_end=1774
+  _globals['_ENTROPYSTATUS']._serialized_start=1776
+  _globals['_ENTROPYSTATUS']._serialized_end=1892
+  _globals['_CREATEGAMEREQUEST']._serialized_start=1895
+  _globals['_CREATEGAMEREQUEST']._serialized_end=2123
+  _globals['_CREATEGAMERESPONSE']._serialized_start=2125
+  _globals['_CREATEGAMERESPONSE']._serialized_end=2240
+  _globals['_GETVIEWREQUEST']._serialized_start=2242
+  _globals['_GETVIEWREQUEST']._serialized_end=2311
+  _globals['_GETVIEWRESPONSE']._serialized_start=2313
+  _globals['_GETVIEWRESPONSE']._serialized_end=2364
+  _globals['_LISTLEGALCOMMANDSREQUEST']._serialized_start=2366
+  _globals['_LISTLEGALCOMMANDSREQUEST']._serialized_end=2444
+  _globals['_LISTLEGALCOMMANDSRESPONSE']._serialized_start=2447
+  _globals['_LISTLEGALCOMMANDSRESPONSE']._serialized_end=2592
+  _globals['_SUBMITCOMMANDREQUEST']._serialized_start=2595
+  _globals['_SUBMITCOMMANDREQUEST']._serialized_end=2728
+  _globals['_SUBMITCOMMANDRESPONSE']._serialized_start=2730
+  _globals['_SUBMITCOMMANDRESPONSE']._serialized_end=2825
+  _globals['_WATCHREQUEST']._serialized_start=2827
+  _globals['_WATCHREQUEST']._serialized_end=2906
+  _globals['_WATCHRESPONSE']._serialized_start=2908
+  _globals['_WATCHRESPONSE']._serialized_end=3015
+  _globals['_GETLOGREQUEST']._serialized_start=3017
+  _globals['_GETLOGREQUEST']._serialized_end=3088
+  _globals['_GETLOGRESPONSE']._serialized_start=3091
+  _globals['_GETLOGRESPONSE']._serialized_end=3261
+  _globals['_COMMITENTROPYREQUEST']._serialized_start=3263
+  _globals['_COMMITENTROPYREQUEST']._serialized_end=3322
+  _globals['_COMMITENTROPYRESPONSE']._serialized_start=3324
+  _globals['_COMMITENTROPYRESPONSE']._serialized_end=3392
+  _globals['_REVEALENTROPYREQUEST']._serialized_start=3394
+  _globals['_REVEALENTROPYREQUEST']._serialized_end=3450
+  _globals['_REVEALENTROPYRESPONSE']._serialized_start=3452
+  _globals['_REVEALENTROPYRESPONSE']._serialized_end=3520
+  _globals['_GAMESERVICE']._serialized_start=3523
+  _globals['_GAMESERVICE']._serialized_end=4198
 # @@protoc_insertion_point(module_scope)

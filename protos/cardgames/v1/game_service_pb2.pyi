@@ -13,6 +13,7 @@ from cardgames.v1 import seep_pb2 as _seep_pb2
 from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf.internal import containers as _containers
 import builtins as _builtins
 import sys
@@ -37,6 +38,7 @@ class Command(_message.Message):
     ALL_FOURS_FIELD_NUMBER: _builtins.int
     SEEP_FIELD_NUMBER: _builtins.int
     CONTRACT_RUMMY_FIELD_NUMBER: _builtins.int
+    OTHER_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def all_fours(self) -> _all_fours_pb2.AllFoursCommand:
         """An All Fours command."""
@@ -49,18 +51,25 @@ class Command(_message.Message):
     def contract_rummy(self) -> _contract_rummy_pb2.ContractRummyCommand:
         """A Contract Rummy command."""
 
+    @_builtins.property
+    def other(self) -> Global___OtherGame:
+        """The command of a game this contract has no message of (a game registered with the
+        engine: docs/adding-a-game.md), named by OtherGame.game.
+        """
+
     def __init__(
         self,
         *,
         all_fours: _all_fours_pb2.AllFoursCommand | None = ...,
         seep: _seep_pb2.SeepCommand | None = ...,
         contract_rummy: _contract_rummy_pb2.ContractRummyCommand | None = ...,
+        other: Global___OtherGame | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["all_fours", b"all_fours", "contract_rummy", b"contract_rummy", "game", b"game", "seep", b"seep"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["all_fours", b"all_fours", "contract_rummy", b"contract_rummy", "game", b"game", "other", b"other", "seep", b"seep"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["all_fours", b"all_fours", "contract_rummy", b"contract_rummy", "game", b"game", "seep", b"seep"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["all_fours", b"all_fours", "contract_rummy", b"contract_rummy", "game", b"game", "other", b"other", "seep", b"seep"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["all_fours", "seep", "contract_rummy"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["all_fours", "seep", "contract_rummy", "other"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
@@ -75,6 +84,7 @@ class Event(_message.Message):
     ALL_FOURS_FIELD_NUMBER: _builtins.int
     SEEP_FIELD_NUMBER: _builtins.int
     CONTRACT_RUMMY_FIELD_NUMBER: _builtins.int
+    OTHER_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def all_fours(self) -> _all_fours_pb2.AllFoursEvent:
         """An All Fours event."""
@@ -87,18 +97,25 @@ class Event(_message.Message):
     def contract_rummy(self) -> _contract_rummy_pb2.ContractRummyEvent:
         """A Contract Rummy event."""
 
+    @_builtins.property
+    def other(self) -> Global___OtherGame:
+        """The event of a game this contract has no message of (a game registered with the
+        engine: docs/adding-a-game.md), named by OtherGame.game.
+        """
+
     def __init__(
         self,
         *,
         all_fours: _all_fours_pb2.AllFoursEvent | None = ...,
         seep: _seep_pb2.SeepEvent | None = ...,
         contract_rummy: _contract_rummy_pb2.ContractRummyEvent | None = ...,
+        other: Global___OtherGame | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["all_fours", b"all_fours", "contract_rummy", b"contract_rummy", "game", b"game", "seep", b"seep"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["all_fours", b"all_fours", "contract_rummy", b"contract_rummy", "game", b"game", "other", b"other", "seep", b"seep"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["all_fours", b"all_fours", "contract_rummy", b"contract_rummy", "game", b"game", "seep", b"seep"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["all_fours", b"all_fours", "contract_rummy", b"contract_rummy", "game", b"game", "other", b"other", "seep", b"seep"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["all_fours", "seep", "contract_rummy"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["all_fours", "seep", "contract_rummy", "other"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
@@ -115,6 +132,7 @@ class Options(_message.Message):
     ALL_FOURS_FIELD_NUMBER: _builtins.int
     SEEP_FIELD_NUMBER: _builtins.int
     CONTRACT_RUMMY_FIELD_NUMBER: _builtins.int
+    OTHER_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def all_fours(self) -> _all_fours_pb2.AllFoursOptions:
         """All Fours options."""
@@ -127,18 +145,25 @@ class Options(_message.Message):
     def contract_rummy(self) -> _contract_rummy_pb2.ContractRummyOptions:
         """Contract Rummy options."""
 
+    @_builtins.property
+    def other(self) -> Global___OtherGame:
+        """The options of a game this contract has no message of (a game registered with the
+        engine: docs/adding-a-game.md), named by OtherGame.game.
+        """
+
     def __init__(
         self,
         *,
         all_fours: _all_fours_pb2.AllFoursOptions | None = ...,
         seep: _seep_pb2.SeepOptions | None = ...,
         contract_rummy: _contract_rummy_pb2.ContractRummyOptions | None = ...,
+        other: Global___OtherGame | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["all_fours", b"all_fours", "contract_rummy", b"contract_rummy", "game", b"game", "seep", b"seep"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["all_fours", b"all_fours", "contract_rummy", b"contract_rummy", "game", b"game", "other", b"other", "seep", b"seep"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["all_fours", b"all_fours", "contract_rummy", b"contract_rummy", "game", b"game", "seep", b"seep"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["all_fours", b"all_fours", "contract_rummy", b"contract_rummy", "game", b"game", "other", b"other", "seep", b"seep"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["all_fours", "seep", "contract_rummy"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["all_fours", "seep", "contract_rummy", "other"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
@@ -160,6 +185,7 @@ class View(_message.Message):
     ALL_FOURS_FIELD_NUMBER: _builtins.int
     SEEP_FIELD_NUMBER: _builtins.int
     CONTRACT_RUMMY_FIELD_NUMBER: _builtins.int
+    OTHER_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The match's id (a UUID)."""
     game_name: _builtins.str
@@ -190,6 +216,10 @@ class View(_message.Message):
     def contract_rummy(self) -> _contract_rummy_pb2.ContractRummyView:
         """The view of a Contract Rummy match."""
 
+    @_builtins.property
+    def other(self) -> Global___OtherGame:
+        """The view of a match of a game this contract has no message of (docs/adding-a-game.md)."""
+
     def __init__(
         self,
         *,
@@ -203,14 +233,15 @@ class View(_message.Message):
         all_fours: _all_fours_pb2.AllFoursView | None = ...,
         seep: _seep_pb2.SeepView | None = ...,
         contract_rummy: _contract_rummy_pb2.ContractRummyView | None = ...,
+        other: Global___OtherGame | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "all_fours", b"all_fours", "contract_rummy", b"contract_rummy", "game", b"game", "seat", b"seat", "seep", b"seep"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "all_fours", b"all_fours", "contract_rummy", b"contract_rummy", "game", b"game", "other", b"other", "seat", b"seat", "seep", b"seep"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "all_fours", b"all_fours", "contract_rummy", b"contract_rummy", "game", b"game", "game_id", b"game_id", "game_name", b"game_name", "head", b"head", "over", b"over", "seat", b"seat", "seep", b"seep", "sequence", b"sequence", "to_act", b"to_act"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "all_fours", b"all_fours", "contract_rummy", b"contract_rummy", "game", b"game", "game_id", b"game_id", "game_name", b"game_name", "head", b"head", "other", b"other", "over", b"over", "seat", b"seat", "seep", b"seep", "sequence", b"sequence", "to_act", b"to_act"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["all_fours", "seep", "contract_rummy"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["all_fours", "seep", "contract_rummy", "other"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
@@ -218,6 +249,39 @@ class View(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
 Global___View: _TypeAlias = View  # noqa: Y015
+
+@_typing.final
+class OtherGame(_message.Message):
+    """A command, event, options or view of a game this contract has no message of: a game
+    registered with the engine after this contract was written (docs/adding-a-game.md). Its
+    data is the game's plain data, as its rules give it.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    DATA_FIELD_NUMBER: _builtins.int
+    game: _builtins.str
+    """The game's name, as in CreateGameRequest.game."""
+    @_builtins.property
+    def data(self) -> _struct_pb2.Struct:
+        """The data: an object whose "type" names a command's or an event's kind, as for every
+        game. Its numbers are whole numbers of at most 2^53 in magnitude (a Struct holds doubles).
+        """
+
+    def __init__(
+        self,
+        *,
+        game: _builtins.str = ...,
+        data: _struct_pb2.Struct | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["data", b"data"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["data", b"data", "game", b"game"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___OtherGame: _TypeAlias = OtherGame  # noqa: Y015
 
 @_typing.final
 class LogEntry(_message.Message):
