@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from uuid import UUID
 
 import msgspec
-from cardgames.engine.core.registry import get_game
 from cardgames.service.games import Games
 from cardgames.service.store import EventStore
 
@@ -48,11 +47,11 @@ class Row:
 
 async def build(games: Games, length: int, rng_seed: int) -> str:
     """A game of about ``length`` events in ``games`` (random legal play, deterministic)."""
-    rules = get_game(GAME)
     created = await games.create(GAME, OPTIONS, None, seed=SEED)
     game_id, tokens = created.game_id, created.seat_tokens
     rng = random.Random(rng_seed)
     live = games._live[UUID(game_id)]
+    rules = live.rules  # the game's rules with the seat events, as the live state is folded
     while live.sequence < length and not rules.is_over(live.state):
         seat = rng.choice(tuple(rules.to_act(live.state)))
         command = rng.choice(tuple(rules.legal_commands(live.state, seat)))

@@ -642,7 +642,7 @@ class Games:
             config = rules.make_config(dict(options or {}), players)
         except OptionsError as error:
             raise InvalidOptions(str(error), game=game) from error
-        seats = int(getattr(config, "players", None) or players or rules.DEFAULT_PLAYERS)
+        seats = int(config.players)  # every game's config has it (engine/core/protocol.py)
         seed_given = seed is not None
         if seed is not None:
             seed = seed.lower()

@@ -208,6 +208,7 @@ class GameRules(Protocol):
     TITLE: str
     DEFAULT_PLAYERS: int
     PLAYER_COUNTS: tuple[int, ...]
+    #: The match's options; every game's config has ``players``, the number of seats.
     Config: type[msgspec.Struct]
     Command: Any  #: the union of the game's tagged command structs
     Event: Any  #: the union of the game's tagged event structs

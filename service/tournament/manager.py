@@ -41,7 +41,7 @@ from cardgames.engine.core import fairness
 from cardgames.engine.core.events import SeatTimedOut
 from cardgames.engine.core.protocol import OptionsError
 from cardgames.engine.core.registry import UnknownGame, get_game
-from cardgames.engine.core.seat_events import CONSEQUENCES
+from cardgames.engine.core.seat_events import CONSEQUENCES, Seated
 from cardgames.service.games import (
     GameNotFoundError,
     Games,
@@ -606,7 +606,8 @@ class Tournaments:
         for entry in (await self.games.log(game_id, None)).entries:
             if isinstance(entry.event, SeatTimedOut):
                 timeouts[entry.event.seat] += 1
-        return MatchFinished(match_no, game_id, ranks, live.sequence, getattr(state, "forfeited", None),
+        return MatchFinished(match_no, game_id, ranks, live.sequence,
+                             state.forfeited if isinstance(state, Seated) else None,
                              tuple(timeouts))
 
 

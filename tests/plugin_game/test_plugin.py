@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 from collections.abc import AsyncIterator, Iterator
+from importlib.metadata import EntryPoint
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +86,15 @@ def test_the_registry_loads_the_game_from_the_environment(monkeypatch: pytest.Mo
     registry.refresh()
     with pytest.raises(RegistrationError, match="built-in name"):
         known_games()
+
+
+def test_the_registry_loads_the_game_from_an_entry_point(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An installed package registers its games in the entry point group ``cardgames.games``."""
+    monkeypatch.delenv(GAMES_VARIABLE)
+    point = EntryPoint(name=GAME, value=TARGET, group=registry.ENTRY_POINT_GROUP)
+    monkeypatch.setattr(registry, "entry_points", lambda group: [point] if group == point.group else [])
+    registry.refresh()
+    assert GAME in known_games() and get_game(GAME).TITLE == "High Card"
 
 
 async def test_created_played_watched_paged_exported_verified_and_replayed(server: Running, tmp_path: Path) -> None:
