@@ -280,7 +280,6 @@ async def watch_to_the_end(stub: Any, game_id: str, token: str | None) -> int:
 async def test_matches_at_the_extremes_are_served_to_every_viewer(
     stub: Any, server: Running, game: str, players: int, options: dict[str, Any], match: dict[str, Any]
 ) -> None:
-    rules = get_game(game)
     created = await create(stub, game, options, players)
     live = server.games._live[UUID(created.game_id)]
     if not live.rules.is_over(live.state) and match:
