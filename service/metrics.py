@@ -39,6 +39,7 @@ from prometheus_client import (
     Histogram,
     PlatformCollector,
     ProcessCollector,
+    disable_created_metrics,
     generate_latest,
     start_http_server,
 )
@@ -54,11 +55,37 @@ log = logging.getLogger(__name__)
 #: Latency buckets of a call (seconds): a cached view takes well under a millisecond, a costly listing seconds.
 RPC_BUCKETS: Final = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 #: Latency buckets of a store call (seconds): an in-memory read takes microseconds.
-STORE_BUCKETS: Final = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0,
-                        2.5, 5.0, 10.0)
+STORE_BUCKETS: Final = (
+    0.0001,
+    0.00025,
+    0.0005,
+    0.001,
+    0.0025,
+    0.005,
+    0.01,
+    0.025,
+    0.05,
+    0.1,
+    0.25,
+    0.5,
+    1.0,
+    2.5,
+    5.0,
+    10.0,
+)
 #: The store's calls that are timed (EventStore's public methods that read or write).
-STORE_OPERATIONS: Final = ("create", "append", "append_later", "add_entropy", "entropy", "header", "events", "log",
-                           "head", "load")
+STORE_OPERATIONS: Final = (
+    "create",
+    "append",
+    "append_later",
+    "add_entropy",
+    "entropy",
+    "header",
+    "events",
+    "log",
+    "head",
+    "load",
+)
 #: What a store call may raise that is an answer, not a failure: a taken sequence, a missing game.
 STORE_ANSWERS: Final = (StaleSequence, GameNotFound)
 WATCH: Final = f"/{SERVICE_NAME}/Watch"
@@ -102,15 +129,18 @@ class _Method:
 
     metrics: Metrics
     path: str
-    service: str
-    name: str
+    #: Whether its calls are timed (those that answer once; a stream's length says nothing of the server).
+    timed: bool
     codes: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        self.service, _, self.name = self.path.lstrip("/").rpartition("/")
         self.latency = self.metrics.rpc_seconds.labels(self.service, self.name)
+        self.watchers = self.metrics.watchers if self.path == WATCH else None
 
-    def finished(self, context: grpc.aio.ServicerContext, request: Any, error: BaseException | None,
-                 started: float | None) -> None:
+    def finished(
+        self, context: grpc.aio.ServicerContext, request: Any, error: BaseException | None, started: float | None
+    ) -> None:
         code = status_of(context, error)
         calls = self.codes.get(code)
         if calls is None:
@@ -127,6 +157,30 @@ class _Method:
             self.metrics.commands.labels(game or "none", "accepted" if code == "OK" else reason or code).inc()
 
 
+class _Call:
+    """One call of a method, from start to end (a context manager around its handler)."""
+
+    __slots__ = ("context", "method", "request", "started")
+
+    def __init__(self, method: _Method, request: Any, context: grpc.aio.ServicerContext) -> None:
+        self.method, self.request, self.context = method, request, context
+        self.started = time.perf_counter() if method.timed else None
+        if method.watchers is not None:
+            method.watchers.inc()
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, traceback: Any) -> None:
+        if self.method.watchers is not None:
+            self.method.watchers.dec()
+        self.method.finished(self.context, self.request, error, self.started)
+
+
+#: What gRPC calls an interceptor with to get the handler of a call.
+Continuation = Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]]
+
+
 class Interceptor(grpc.aio.ServerInterceptor):
     """Counts and times every call of a registered method (the outermost interceptor: it sees every refusal)."""
 
@@ -134,26 +188,16 @@ class Interceptor(grpc.aio.ServerInterceptor):
         self.metrics = metrics
         self._wrapped: dict[str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
 
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
-        handler = await continuation(handler_call_details)
+    async def intercept_service(self, continuation: Continuation, details: grpc.HandlerCallDetails) -> Any:
+        handler = await continuation(details)
         if handler is None:  # an unknown method: gRPC answers UNIMPLEMENTED (not counted: any name may come)
             return handler
-        path = handler_call_details.method
-        known = self._wrapped.get(path)
-        if known is not None and known[0] is handler:
-            return known[1]
-        wrapped = self._wrap(handler, path)
-        self._wrapped[path] = (handler, wrapped)  # registered methods only: a few dozen
-        return wrapped
+        known = self._wrapped.get(details.method)
+        if known is None or known[0] is not handler:
+            known = self._wrapped[details.method] = (handler, self._wrap(handler, details.method))
+        return known[1]  # (registered methods only: a few dozen)
 
     def _wrap(self, handler: grpc.RpcMethodHandler, path: str) -> grpc.RpcMethodHandler:
-        service, _, name = path.lstrip("/").rpartition("/")
-        method = _Method(self.metrics, path, service, name)
-        watchers = self.metrics.watchers if path == WATCH else None
         kinds = (
             ("unary_unary", grpc.unary_unary_rpc_method_handler, True),
             ("stream_unary", grpc.stream_unary_rpc_method_handler, True),
@@ -163,48 +207,26 @@ class Interceptor(grpc.aio.ServerInterceptor):
         for kind, make, timed in kinds:
             behaviour = getattr(handler, kind)
             if behaviour is not None:
-                return make(_counted(behaviour, method, timed, watchers), handler.request_deserializer,
-                            handler.response_serializer)
+                counted = _counted(behaviour, _Method(self.metrics, path, timed))
+                return make(counted, handler.request_deserializer, handler.response_serializer)
         return handler
 
 
-def _counted(behaviour: Callable[..., Any], method: _Method, timed: bool, watchers: Gauge | None) -> Callable[..., Any]:
-    """``behaviour`` with its outcome counted (and timed when it answers once); a streaming one stays streaming."""
+def _counted(behaviour: Callable[..., Any], method: _Method) -> Callable[..., Any]:
+    """``behaviour`` with its calls counted (see :class:`_Call`); a streaming one stays streaming."""
     if inspect.isasyncgenfunction(behaviour):
 
         async def streaming(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
-            started = time.perf_counter() if timed else None
-            if watchers is not None:
-                watchers.inc()
-            error: BaseException | None = None
-            try:
+            with _Call(method, request, context):
                 async for response in behaviour(request, context):
                     yield response
-            except BaseException as caught:
-                error = caught
-                raise
-            finally:
-                if watchers is not None:
-                    watchers.dec()
-                method.finished(context, request, error, started)
 
         return streaming
 
     @wraps(behaviour)
     async def answering(request: Any, context: grpc.aio.ServicerContext) -> Any:
-        started = time.perf_counter() if timed else None
-        if watchers is not None:
-            watchers.inc()
-        error: BaseException | None = None
-        try:
+        with _Call(method, request, context):
             return await behaviour(request, context)
-        except BaseException as caught:
-            error = caught
-            raise
-        finally:
-            if watchers is not None:
-                watchers.dec()
-            method.finished(context, request, error, started)
 
     return answering
 
@@ -217,7 +239,8 @@ class _Scraped(Collector):
 
     def collect(self) -> Iterator[Metric]:
         live = GaugeMetricFamily(
-            "cardgames_live_games", "Games this process holds in memory, by state (waiting: seat entropy pending).",
+            "cardgames_live_games",
+            "Games this process holds in memory, by state (waiting: seat entropy pending).",
             labels=["state"],
         )
         try:
@@ -230,11 +253,15 @@ class _Scraped(Collector):
             yield live
         pool = self.games.pool
         yield GaugeMetricFamily("cardgames_engine_workers", "Engine worker processes running.", value=len(pool.pids))
-        yield GaugeMetricFamily("cardgames_engine_workers_size", "Engine worker processes the pool keeps.",
-                                value=pool.size)
+        yield GaugeMetricFamily(
+            "cardgames_engine_workers_size", "Engine worker processes the pool keeps.", value=pool.size
+        )
         yield GaugeMetricFamily("cardgames_engine_workers_busy", "Engine tasks being run now.", value=pool.running)
-        yield CounterMetricFamily("cardgames_engine_workers_replaced",
-                                  "Engine workers replaced (after a deadline, or a death).", value=pool.replaced)
+        yield CounterMetricFamily(
+            "cardgames_engine_workers_replaced",
+            "Engine workers replaced (after a deadline, or a death).",
+            value=pool.replaced,
+        )
 
 
 def live_games(games: Games) -> dict[str, int]:
@@ -254,25 +281,49 @@ class Metrics:
     """One server's metrics, on a registry of its own (see the module's docstring)."""
 
     def __init__(self) -> None:
+        # No ``*_created`` series beside each counter and histogram (the library's setting is one per
+        # process; Prometheus reads none of them from the text format by default).
+        disable_created_metrics()
         self.registry = CollectorRegistry()
         registry = self.registry
         ProcessCollector(registry=registry)
         PlatformCollector(registry=registry)
         GCCollector(registry=registry)
-        self.rpc_calls = Counter("cardgames_rpc_calls", "Finished calls by service, method and gRPC status code.",
-                                 ["service", "method", "code"], registry=registry)
-        self.rpc_seconds = Histogram("cardgames_rpc_seconds", "Time to answer a unary-answer call, by method.",
-                                     ["service", "method"], buckets=RPC_BUCKETS, registry=registry)
+
+        def counter(name: str, text: str, *labels: str) -> Counter:
+            return Counter(name, text, labels, registry=registry)
+
+        def histogram(name: str, text: str, buckets: tuple[float, ...], *labels: str) -> Histogram:
+            return Histogram(name, text, labels, buckets=buckets, registry=registry)
+
+        self.rpc_calls = counter(
+            "cardgames_rpc_calls",
+            "Finished calls by service, method and gRPC status code.",
+            "service",
+            "method",
+            "code",
+        )
+        self.rpc_seconds = histogram(
+            "cardgames_rpc_seconds", "Time to answer a unary-answer call, by method.", RPC_BUCKETS, "service", "method"
+        )
         self.watchers = Gauge("cardgames_watchers", "GameService.Watch streams open.", registry=registry)
-        self.commands = Counter("cardgames_commands", "SubmitCommand calls by game and outcome "
-                                "(accepted, or the refusal's ErrorInfo reason).", ["game", "outcome"],
-                                registry=registry)
-        self.rate_limited = Counter("cardgames_rate_limit_refusals", "Calls refused by the rate limits, by method.",
-                                    ["service", "method"], registry=registry)
-        self.store_seconds = Histogram("cardgames_store_seconds", "Time of a store call, by operation.",
-                                       ["operation"], buckets=STORE_BUCKETS, registry=registry)
-        self.store_errors = Counter("cardgames_store_errors", "Store calls that failed (not a taken sequence or "
-                                    "a missing game), by operation.", ["operation"], registry=registry)
+        self.commands = counter(
+            "cardgames_commands",
+            "SubmitCommand calls by game and outcome (accepted, or the refusal's ErrorInfo reason).",
+            "game",
+            "outcome",
+        )
+        self.rate_limited = counter(
+            "cardgames_rate_limit_refusals", "Calls refused by the rate limits, by method.", "service", "method"
+        )
+        self.store_seconds = histogram(
+            "cardgames_store_seconds", "Time of a store call, by operation.", STORE_BUCKETS, "operation"
+        )
+        self.store_errors = counter(
+            "cardgames_store_errors",
+            "Store calls that failed (not a taken sequence or a missing game), by operation.",
+            "operation",
+        )
         self.interceptor = Interceptor(self)
         self._http: WSGIServer | None = None
 
