@@ -174,7 +174,10 @@ class _Call:
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, traceback: Any) -> None:
         if self.method.watchers is not None:
             self.method.watchers.dec()
-        self.method.finished(self.context, self.request, error, self.started)
+        try:
+            self.method.finished(self.context, self.request, error, self.started)
+        except Exception:  # counting never changes a call's outcome
+            log.exception("cannot count a call of %s", self.method.path)
 
 
 #: What gRPC calls an interceptor with to get the handler of a call.

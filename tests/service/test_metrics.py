@@ -29,6 +29,8 @@ from cardgames.service.server import AddressError, CannotListen, Running, start
 from cardgames.service.spawn import ROOT, spawn_server
 from cardgames.service.store import EventStore
 from cardgames.v1 import game_service_pb2, game_service_pb2_grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.service.helpers import GAME, needs_game
@@ -257,3 +259,30 @@ def test_a_json_log_line_carries_its_fields_and_its_exception() -> None:
     configure("text")  # text: Python's own lines, left as they are
     with pytest.raises(ValueError):
         configure("yaml")
+
+
+async def test_health_watch_and_reflection_streams_are_served_and_counted() -> None:
+    running = await start("127.0.0.1:0", EventStore.from_url("memory:"), metrics="127.0.0.1:0")
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
+            reflection = reflection_pb2_grpc.ServerReflectionStub(channel)
+            answers = reflection.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")]))
+            assert [answer async for answer in answers]
+            # health's Watch writes with context.write (a coroutine, not an async generator)
+            watch = health_pb2_grpc.HealthStub(channel).Watch(health_pb2.HealthCheckRequest(service=""))
+            first = await anext(watch.__aiter__())
+            assert first.status == health_pb2.HealthCheckResponse.SERVING
+            watch.cancel()
+            for _ in range(100):
+                samples = await scraped(running)
+                health = {"service": "grpc.health.v1.Health", "method": "Watch", "code": "CANCELLED"}
+                if value(samples, "cardgames_rpc_calls_total", **health):
+                    break
+                await asyncio.sleep(0.05)
+            else:
+                pytest.fail("the health Watch stream's end was not counted")
+        reflected = {"service": "grpc.reflection.v1alpha.ServerReflection", "method": "ServerReflectionInfo"}
+        assert value(samples, "cardgames_rpc_calls_total", code="OK", **reflected) == 1
+        assert value(samples, "cardgames_watchers") == 0  # (GameService's Watch only)
+    finally:
+        await running.stop(grace=None)
