@@ -19,22 +19,28 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterable
+from concurrent.futures import Future
 from typing import Any
+from uuid import uuid4
 
 import grpc
 import pytest
 from cardgames.service.guards import Limits
 from cardgames.service.logs import JsonFormatter, configure
+from cardgames.service.metrics import Metrics
 from cardgames.service.server import AddressError, CannotListen, Running, start
 from cardgames.service.spawn import ROOT, spawn_server
-from cardgames.service.store import EventStore
+from cardgames.service.store import EventStore, GameNotFound, StaleSequence
 from cardgames.v1 import game_service_pb2, game_service_pb2_grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+from prometheus_client.core import Metric
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.service.helpers import GAME, needs_game
 from tests.service.test_grpc import SEED, auth, play_one, refused
+from tests.service.test_store import HEADER, START
 
 pytestmark = needs_game
 pb = game_service_pb2
@@ -48,12 +54,16 @@ def scrape(port: int) -> tuple[str, Samples]:
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as answer:
         assert answer.status == 200
         text = answer.read().decode()
-    samples = {
+    return text, samples_of(text_string_to_metric_families(text))
+
+
+def samples_of(families: Iterable[Metric]) -> Samples:
+    """Every sample of the metric families by (name, labels)."""
+    return {
         (sample.name, frozenset(sample.labels.items())): sample.value
-        for family in text_string_to_metric_families(text)
+        for family in families
         for sample in family.samples
     }
-    return text, samples
 
 
 def value(samples: Samples, name: str, **labels: str) -> float:
@@ -286,3 +296,37 @@ async def test_health_watch_and_reflection_streams_are_served_and_counted() -> N
         assert value(samples, "cardgames_watchers") == 0  # (GameService's Watch only)
     finally:
         await running.stop(grace=None)
+
+
+def test_store_calls_are_timed_and_only_failures_count_as_errors(monkeypatch: pytest.MonkeyPatch) -> None:
+    metrics = Metrics()
+    store = metrics.watch_store(EventStore.from_url("memory:"))
+    game_id = uuid4()
+    store.create(game_id, HEADER, START)
+    assert store.append.__name__ == "append"  # (the application layer picks its thread pool by name)
+    with pytest.raises(StaleSequence):
+        store.append(game_id, "core", 0, START[1:])  # a taken sequence: an answer
+    with pytest.raises(GameNotFound):
+        store.header(uuid4())  # a missing game: an answer
+
+    def full(records: Any) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(store.recorder, "insert_events", full)
+    with pytest.raises(OSError):
+        store.append(game_id, "core", 2, START[1:])
+    written: Future[Any] = Future()
+    monkeypatch.setattr(store.recorder, "submit", lambda records: written, raising=False)  # as group commit's
+    later = store.append_later(game_id, "core", 2, START[1:])
+    samples = samples_of(metrics.registry.collect())
+    assert value(samples, "cardgames_store_seconds_count", operation="append_later") == 0  # not written yet
+    written.set_exception(OSError("database down"))
+    assert isinstance(later.exception(), OSError)
+    samples = samples_of(metrics.registry.collect())
+    assert value(samples, "cardgames_store_seconds_count", operation="create") == 1
+    assert value(samples, "cardgames_store_seconds_count", operation="append") == 2
+    assert value(samples, "cardgames_store_seconds_count", operation="header") == 1
+    assert value(samples, "cardgames_store_seconds_count", operation="append_later") == 1
+    assert value(samples, "cardgames_store_errors_total", operation="append") == 1
+    assert value(samples, "cardgames_store_errors_total", operation="header") == 0
+    assert value(samples, "cardgames_store_errors_total", operation="append_later") == 1
