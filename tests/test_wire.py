@@ -267,8 +267,14 @@ def test_top_level_wrappers() -> None:
         message = wire.wrap_event(name, event)
         assert wire.unwrap(message) == (name, event)
         assert message.WhichOneof("game") == name
+    # a game the contract has no messages of goes in the generic member, its data as it is
+    chess = wire.wrap_event("chess", event)
+    assert chess.WhichOneof("game") == wire.OTHER and wire.game_of(chess) == "chess"
+    assert wire.unwrap(chess) == ("chess", event)
     with pytest.raises(wire.WireError):
-        wire.wrap_event("chess", event)
+        wire.wrap_event(wire.OTHER, event)  # the generic member's name is no game's
+    with pytest.raises(wire.WireError, match="too large"):
+        wire.wrap_event("chess", {**event, "size": 2**60})
     with pytest.raises(wire.WireError):
         wire.unwrap(game_service_pb2.Command())
     with pytest.raises(wire.WireError, match="unknown type"):

@@ -13,7 +13,7 @@ import asyncio
 import json
 import os
 import subprocess
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from importlib.metadata import EntryPoint
 from pathlib import Path
 from typing import Any
@@ -26,8 +26,7 @@ from cardgames.clients.remote_bot import play_tournament
 from cardgames.engine.core import registry
 from cardgames.engine.core.registry import GAMES_VARIABLE, RegistrationError, get_game, known_games
 from cardgames.service.conformance import run_paths
-from cardgames.service.server import Running, start
-from cardgames.service.store import EventStore
+from cardgames.service.server import Running
 from cardgames.v1 import tournament_pb2, tournament_pb2_grpc
 
 from tests.e2e.server_process import REPO, cardgames_command
@@ -49,13 +48,7 @@ def registered() -> Iterator[None]:
     registry.refresh()
 
 
-@pytest.fixture
-async def server() -> AsyncIterator[Running]:
-    running = await start("127.0.0.1:0", EventStore.from_url("memory:"))
-    try:
-        yield running
-    finally:
-        await running.stop(0)
+# The server: tests/conftest.py's (a real gRPC server on localhost, port 0, an in-memory store).
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
