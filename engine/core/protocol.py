@@ -1,8 +1,11 @@
 """The game protocol every game package implements (DESIGN.md: decide, evolve, view).
 
-A game is a module (``engine/<game>/__init__.py``) that exposes the names of
-:class:`GameRules`. The service and every tool reach a game only through
-:mod:`cardgames.engine.core.registry`, never by importing the package.
+A game is a module (``engine/<game>/__init__.py``, or one registered from outside the
+project) that exposes the names of :class:`GameRules` (:data:`PROTOCOL_NAMES`); what a game
+may leave out is in its :class:`Traits`, each part with a default. The service and every tool
+reach a game only through :mod:`cardgames.engine.core.registry`, never by importing the
+package, and never ask a game whether it has an attribute. docs/adding-a-game.md walks
+through a whole game.
 
 Commands, events, configs and views are frozen ``msgspec.Struct`` types. Commands
 and events are *tagged* structs (``tag_field="type"``) so that
