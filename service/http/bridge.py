@@ -27,7 +27,7 @@ from connectrpc.request import RequestContext
 from connectrpc.server import ConnectASGIApplication, Endpoint
 from google.protobuf import any_pb2, json_format
 from google.protobuf.descriptor import ServiceDescriptor
-from google.protobuf.message import Message
+from google.protobuf.message import DecodeError, Message
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from protobuf.wkt import Any as AnyDetail
 
@@ -99,7 +99,7 @@ class StrictCodec(Codec[Message, Any]):
     def decode(self, data: bytes | bytearray, message_class: type[Any]) -> Any:
         try:
             return self.inner.decode(data, message_class)
-        except (json_format.ParseError, ValueError, TypeError, UnicodeDecodeError) as error:
+        except (json_format.ParseError, DecodeError, ValueError, TypeError, UnicodeDecodeError) as error:
             raise malformed(f"the request is not a valid {message_class.DESCRIPTOR.name}: {error}") from None
 
 

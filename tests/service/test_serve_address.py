@@ -24,7 +24,7 @@ def serve(*addresses: str) -> list[subprocess.CompletedProcess[str]]:
     """Run ``cardgames serve --address A`` for each address at once; each must exit by itself."""
     processes = [
         subprocess.Popen([sys.executable, "-c", "from cardgames.service.cli import main; main()",
-                          "serve", "--address", address, "--store", "memory:"],
+                          "serve", "--address", address, "--http", "off", "--store", "memory:"],
                          cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         for address in addresses
     ]
