@@ -83,7 +83,7 @@ class SubmitFloorProbe(EchoProbe):
 
 
 class SubmitProbe(Probe):
-    anchors = ("grpc.echo", "grpc.submit_floor")
+    anchors: tuple[str, ...] = ("grpc.echo", "grpc.submit_floor")
 
     def __init__(self, store: str) -> None:
         self.store_kind = store
@@ -214,7 +214,7 @@ class SubmitOverHttpProbe(SubmitProbe):
     """
 
     name = "submit.http"
-    anchors = ("grpc.echo",)
+    anchors: tuple[str, ...] = ("grpc.echo",)
 
     def __init__(self) -> None:
         super().__init__("memory")
@@ -229,7 +229,7 @@ class SubmitOverHttpProbe(SubmitProbe):
         protocol = _import("connectrpc.protocol")
         self.running.http = await http_server.start_http("127.0.0.1:0", self.running)
         url = f"http://127.0.0.1:{self.running.http.port}"
-        plain = {"send_compression": None, "accept_compression": []}
+        plain: dict[str, Any] = {"send_compression": None, "accept_compression": []}
         json_client = connect.GameServiceClient(url, codec=compat.google_protobuf_json_codec(), **plain)
         web_client = connect.GameServiceClient(url, protocol=protocol.ProtocolType.GRPC_WEB, **plain)
         self.clients = [json_client, web_client]
