@@ -78,7 +78,7 @@ def applications(running: Running) -> list[Any]:
     games = running.games
     found: list[Any] = [
         game_service_connect.GameServiceASGIApplication(
-            cast(Any, Bridge(GameServiceApi(games), service(game_service_pb2, "GameService"))),
+            cast(Any, Bridge(GameServiceApi(games), service(game_service_pb2, "GameService"), running.rate_limit)),
             read_max_bytes=MAX_REQUEST_BYTES,
             codecs=codecs(),
         ),
@@ -87,7 +87,12 @@ def applications(running: Running) -> list[Any]:
     if running.bots is not None:
         found.append(
             bots_connect.BotServiceASGIApplication(
-                cast(Any, Bridge(BotServiceApi(games, running.bots.clocks), service(bots_pb2, "BotService"))),
+                cast(
+                    Any,
+                    Bridge(
+                        BotServiceApi(games, running.bots.clocks), service(bots_pb2, "BotService"), running.rate_limit
+                    ),
+                ),
                 read_max_bytes=MAX_REQUEST_BYTES,
                 codecs=codecs(),
             )
@@ -99,6 +104,7 @@ def applications(running: Running) -> list[Any]:
                     Bridge(
                         TournamentServiceApi(running.bots.tournaments),
                         tournament_pb2.DESCRIPTOR.services_by_name["TournamentService"],
+                        running.rate_limit,
                     ),
                 ),
                 read_max_bytes=MAX_REQUEST_BYTES,

@@ -15,6 +15,7 @@ from typing import Any
 import grpc
 import pytest
 from cardgames.service.grpc_api import TOKEN_METADATA
+from cardgames.service.guards import Limits
 from cardgames.service.http.server import start_http
 from cardgames.service.server import Running, start
 from cardgames.service.store import EventStore
@@ -265,3 +266,23 @@ async def test_static_files_index_at_root_and_nothing_outside_the_folder(server:
     for path in ("/nope.js", "/../app.py", "/%2e%2e/app.py", "/..%2fserver.py"):
         missing = await asyncio.to_thread(_request, port, "GET", path, b"", {})
         assert missing.status == 404, path
+
+
+async def test_rate_limits_apply_over_http_with_the_same_budget_as_grpc() -> None:
+    running = await start(
+        "127.0.0.1:0", EventStore.from_url("memory:"), limits=Limits(rate=5, burst=10, max_streams=2, address_rate=1000)
+    )
+    running.http = await start_http("127.0.0.1:0", running)
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
+            stub = game_service_pb2_grpc.GameServiceStub(channel)
+            for _ in range(6):  # half the address's burst over gRPC...
+                await stub.CreateGame(pb.CreateGameRequest(game="seep"))
+        replies = [await call(running, "CreateGame", {"game": "seep"}) for _ in range(6)]  # ...the rest over HTTP
+        assert [reply.status for reply in replies[:4]] == [200] * 4
+        refused = replies[-1]
+        assert (refused.status, *error_info(refused)) == (429, "resource_exhausted", "RATE_LIMITED")
+        assert {d["type"] for d in refused.json()["details"]} == {"google.rpc.ErrorInfo", "google.rpc.RetryInfo"}
+        assert "retry in" in refused.json()["message"]
+    finally:
+        await running.stop(grace=None)
