@@ -167,6 +167,8 @@ async def start_http(
     config = uvicorn.Config(
         app,
         lifespan="off",
+        http="h11",  # plain Python, the same everywhere (httptools, where installed, would be picked otherwise)
+        ws="none",
         log_level=logging.WARNING,
         access_log=False,
         server_header=False,

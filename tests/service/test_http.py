@@ -9,7 +9,9 @@ import base64
 import http.client
 import json
 import logging
+import ssl
 from collections.abc import AsyncIterator, Mapping
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -284,5 +286,37 @@ async def test_rate_limits_apply_over_http_with_the_same_budget_as_grpc() -> Non
         assert (refused.status, *error_info(refused)) == (429, "resource_exhausted", "RATE_LIMITED")
         assert {d["type"] for d in refused.json()["details"]} == {"google.rpc.ErrorInfo", "google.rpc.RetryInfo"}
         assert "retry in" in refused.json()["message"]
+    finally:
+        await running.stop(grace=None)
+
+
+async def test_with_tls_http_is_https_with_the_same_certificate(tmp_path: Path) -> None:
+    from tests.service.test_security import make_certificate
+
+    cert, key = make_certificate(tmp_path)
+    tls = (cert.read_bytes(), key.read_bytes())
+    running = await start("127.0.0.1:0", EventStore.from_url("memory:"), tls=tls)
+    running.http = await start_http("127.0.0.1:0", running, tls=tls)
+    port = running.http.port
+
+    def over_https(trusted: bool) -> int:
+        context = ssl.create_default_context(cafile=str(cert)) if trusted else ssl.create_default_context()
+        connection = http.client.HTTPSConnection("localhost", port, timeout=10, context=context)
+        try:
+            connection.request(
+                "POST", f"{SERVICE}/CreateGame", body=b'{"game": "seep"}', headers={"content-type": "application/json"}
+            )
+            return connection.getresponse().status
+        finally:
+            connection.close()
+
+    try:
+        assert await asyncio.to_thread(over_https, True) == 200
+        with pytest.raises(ssl.SSLError):
+            await asyncio.to_thread(over_https, False)
+        with pytest.raises((http.client.HTTPException, ConnectionError, OSError)):  # plaintext to a TLS port
+            await asyncio.to_thread(
+                _request, port, "POST", f"{SERVICE}/CreateGame", b"{}", {"content-type": "application/json"}
+            )
     finally:
         await running.stop(grace=None)
