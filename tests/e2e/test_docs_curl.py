@@ -37,8 +37,9 @@ def test_the_curl_lines_in_the_docs_run_and_print_what_the_docs_say(tmp_path: Pa
     try:
         assert server.http_port is not None
         script = "\n".join(blocks).replace(DOCUMENTED, f"127.0.0.1:{server.http_port}")
-        done = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=tmp_path, capture_output=True,
-                              text=True, timeout=120)
+        done = subprocess.run(
+            ["bash", "-euo", "pipefail", "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120
+        )
     finally:
         server.stop()
     assert done.returncode == 0, done.stderr

@@ -10,9 +10,9 @@ import http.client
 import json
 import logging
 import ssl
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import grpc
 import pytest
@@ -23,7 +23,7 @@ from cardgames.service.server import Running, start
 from cardgames.service.store import EventStore
 from cardgames.v1 import game_service_connect, game_service_pb2, game_service_pb2_grpc
 from connectrpc.code import Code
-from connectrpc.compat import google_protobuf_json_codec
+from connectrpc.compat import google_protobuf_binary_codec, google_protobuf_json_codec
 from connectrpc.errors import ConnectError
 from connectrpc.protocol import ProtocolType
 from google.rpc import error_details_pb2
@@ -189,9 +189,9 @@ async def test_connect_and_grpc_web_clients_play_watch_and_get_the_typed_errors(
     server: Running, protocol: ProtocolType, json_codec: bool
 ) -> None:
     assert server.http is not None
-    codec = {"codec": google_protobuf_json_codec()} if json_codec else {}
+    codec = google_protobuf_json_codec() if json_codec else google_protobuf_binary_codec()
     async with game_service_connect.GameServiceClient(
-        f"http://127.0.0.1:{server.http.port}", protocol=protocol, **codec
+        f"http://127.0.0.1:{server.http.port}", protocol=protocol, codec=codec
     ) as client:
         created = await client.create_game(pb.CreateGameRequest(game="seep"))
         watch = client.watch(pb.WatchRequest(game_id=created.game_id))
@@ -209,7 +209,7 @@ async def test_connect_and_grpc_web_clients_play_watch_and_get_the_typed_errors(
         )
         following = await asyncio.wait_for(anext(aiter(watch)), 10)
         assert following.sequence == accepted.sequence
-        await watch.aclose()
+        await cast(AsyncGenerator[Any], watch).aclose()
         with pytest.raises(ConnectError) as refused:
             await client.submit_command(pb.SubmitCommandRequest(game_id=created.game_id, command=listed.commands[0]))
         assert refused.value.code == Code.UNAUTHENTICATED
