@@ -242,15 +242,19 @@ class Bridge:
 
 
 class DescribedApplication(ConnectASGIApplication[Bridge]):
-    """A Connect application built from a service's descriptor, for services that are not in protos/
-    (grpc.health.v1.Health) and so have no generated code."""
+    """A Connect application of a service's unary methods, built from its descriptor, for services that are
+    not in protos/ (grpc.health.v1.Health: Check and List) and so have no generated code."""
 
     def __init__(self, servicer: object, descriptor: ServiceDescriptor, messages: Any) -> None:
         self._path = f"/{descriptor.full_name}"
+        #: Its methods: the unary ones (a streaming servicer method of grpcio writes to its context).
+        self.methods = tuple(method.name for method in descriptor.methods if not method.server_streaming)
 
         def endpoints(bridge: Bridge) -> dict[str, Any]:
             found: dict[str, Any] = {}
             for method in descriptor.methods:
+                if method.name not in self.methods:
+                    continue
                 info = MethodInfo(
                     name=method.name,
                     service_name=descriptor.full_name,
