@@ -31,6 +31,7 @@ from google.protobuf.message import DecodeError, Message
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from protobuf.wkt import Any as AnyDetail
 
+from cardgames.engine.core.echo import clip
 from cardgames.service.grpc_api import DOMAIN
 
 logger = logging.getLogger(__name__)
@@ -100,12 +101,15 @@ class StrictCodec(Codec[Message, Any]):
         try:
             return self.inner.decode(data, message_class)
         except (json_format.ParseError, DecodeError, ValueError, TypeError, UnicodeDecodeError) as error:
-            raise malformed(f"the request is not a valid {message_class.DESCRIPTOR.name}: {error}") from None
+            raise malformed(clip(f"the request is not a valid {message_class.DESCRIPTOR.name}: {error}")) from None
 
 
 class CompactJsonCodec(Codec[Message, Any]):
     """Protobuf JSON as Connect clients expect it (lowerCamelCase), without the pretty-printing, unknown
     fields refused."""
+
+    def __init__(self) -> None:
+        self.strict = google_protobuf_json_codec(ignore_unknown_fields=False)
 
     def name(self) -> str:
         return "json"
@@ -114,7 +118,7 @@ class CompactJsonCodec(Codec[Message, Any]):
         return json_format.MessageToJson(message, indent=None).encode()
 
     def decode(self, data: bytes | bytearray, message_class: type[Any]) -> Any:
-        return google_protobuf_json_codec(ignore_unknown_fields=False).decode(data, message_class)
+        return self.strict.decode(data, message_class)
 
 
 def codecs() -> list[Codec[Any, Any]]:

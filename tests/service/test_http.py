@@ -166,6 +166,9 @@ async def test_bad_input_is_a_connect_error_never_a_500_and_changes_nothing(
     unknown = await call(server, "SubmitCommand", {**command, "cheat": True}, token)
     assert (unknown.status, *error_info(unknown)) == (400, "invalid_argument", "MALFORMED_REQUEST")
     assert "cheat" in unknown.json()["message"]
+    huge = await call(server, "SubmitCommand", {**command, "x" * 100_000: True}, token)
+    assert error_info(huge) == ("invalid_argument", "MALFORMED_REQUEST")
+    assert len(huge.json()["message"].encode()) <= 512  # never repeats the input at length (as over gRPC)
     garbage = await call(server, "SubmitCommand", b"\xff\xff\xff\xff", token, content_type="application/proto")
     assert (garbage.status, *error_info(garbage)) == (400, "invalid_argument", "MALFORMED_REQUEST")
     for content_type in ("text/plain", "application/x-www-form-urlencoded", "application/grpc", ""):
