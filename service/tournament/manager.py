@@ -599,7 +599,7 @@ class Tournaments:
         )
 
     async def _result(self, match_no: int, game_id: str) -> MatchFinished:
-        live = await self.games._get(game_id)  # the folded state of the game that just ended
+        live = await self.games.game(game_id)  # the folded state of the game that just ended
         rules, state = live.rules, live.state
         ranks = tuple(rules.outcome(state))
         timeouts = [0] * len(ranks)
