@@ -43,7 +43,7 @@ in-memory store's, and a SQLite insert that group commit makes inline (service/b
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Future
 from functools import cache
 from pathlib import Path
@@ -321,30 +321,6 @@ class EventStore:
     def quick_writes(self) -> bool:
         """A commit never waits for the disk (a SQLite file with synchronous=NORMAL): tens of microseconds."""
         return self.synchronous == "NORMAL"
-
-    @property
-    def maintenance(self) -> Callable[[], None] | None:
-        """The store's periodic upkeep for the group commit's writer thread: none for now.
-
-        Explicit WAL checkpoints from the writer thread (``checkpoint``) crashed the process once
-        inside SQLite in CI, so they are off: SQLite checkpoints by itself when its log reaches
-        1000 pages, inside whichever commit crosses that point.
-        """
-        return None
-
-    def checkpoint(self) -> None:
-        """Copy SQLite's write-ahead log into the database file (PASSIVE: waits for no reader or writer).
-
-        SQLite does it by itself in whichever commit makes the log 1000 pages long, which may be
-        one made inline on the event loop (service/batching.py), disk flushes included; done
-        here every few hundred pages, on the group commit's writer thread, that point is not
-        reached in normal operation.
-        """
-        datastore: Any = getattr(self.factory, "datastore", None)
-        with datastore.get_connection(commit=False) as connection:
-            cursor = connection.cursor()
-            cursor.execute("PRAGMA wal_checkpoint(PASSIVE)")
-            cursor.fetchall()
 
     def close(self) -> None:
         self.factory.close()
