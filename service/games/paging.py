@@ -24,7 +24,8 @@ from cardgames.service.games.auth import seat_required
 from cardgames.service.games.cache import LiveGames
 from cardgames.service.games.live import LiveGame
 from cardgames.service.games.results import LegalCommands, LegalListing
-from cardgames.service.workers import Busy, Failed, TimedOut, Workers, page_of
+from cardgames.service.worker_process import page_of
+from cardgames.service.workers import Busy, Failed, TimedOut, Workers
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,5 @@
-"""TournamentService over gRPC: requests to :class:`~cardgames.service.tournament.manager.Tournaments`, results to messages."""
+"""TournamentService over gRPC: requests to :class:`~cardgames.service.tournament.manager.Tournaments`, results
+to messages."""
 
 from __future__ import annotations
 

@@ -20,8 +20,8 @@ from cardgames.clients.bots.random_bot import RandomBot
 from cardgames.clients.client import GameClient
 from cardgames.clients.remote_bot import _decide, decision_data
 from cardgames.engine.core.registry import get_game
-from cardgames.service.games import paging as paging_module
 from cardgames.service.games import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, Games, Rejected
+from cardgames.service.games import paging as paging_module
 from cardgames.service.server import Running
 from cardgames.v1 import bots_pb2, bots_pb2_grpc, game_service_pb2, game_service_pb2_grpc
 from google.rpc import error_details_pb2

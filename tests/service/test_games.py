@@ -14,7 +14,6 @@ import pytest
 from cardgames.engine.core.protocol import Malformed
 from cardgames.engine.core.registry import get_game
 from cardgames.service import games as games_module
-from cardgames.service.games import live as live_module
 from cardgames.service.games import (
     GameNotFoundError,
     Games,
@@ -26,6 +25,7 @@ from cardgames.service.games import (
     UnknownGameError,
     WrongToken,
 )
+from cardgames.service.games import live as live_module
 from cardgames.service.store import EventStore
 
 from tests.service.helpers import GAME, cards_in, hands, needs_game
