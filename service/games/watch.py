@@ -100,7 +100,7 @@ class Watches:
                 if over:
                     return
         finally:
-            live.subscribers.discard(subscriber)
+            live.unsubscribe(subscriber)
 
     async def _read_since(self, live: LiveGame, viewer: Viewer, last: int, current: int, state: Any) -> WatchItem:
         """The events in (last, current] read from the store, and the view at ``current`` (``state``)."""
