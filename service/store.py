@@ -100,6 +100,10 @@ class Header(msgspec.Struct, frozen=True):
     decks: tuple[tuple[str, ...], ...] = ()
     #: Who withholds the finished match's reveal until it releases it (a tournament's id; "" for none).
     held_by: str = ""
+    #: The game's time control (engine/core/time_control.py, plain), None for none; in the log's header.
+    time_control: dict[str, Any] | None = None
+    #: SHA-256 of the owner's token (CreateGame's ``owner_token``: Abort, HandOver, ReissueToken); "" for none.
+    owner_hash: str = ""
 
 
 class Note(msgspec.Struct, frozen=True):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from cardgames.engine.all_fours.cards import side_of
 from cardgames.engine.all_fours.commands import Command
 from cardgames.engine.all_fours.config import DEFAULT_PLAYERS, PLAYER_COUNTS, Config, make_config
 from cardgames.engine.all_fours.describe import describe, score_sheet
@@ -51,6 +52,7 @@ __all__ = [
     "score_sheet",
     "search_episode",
     "search_reward",
+    "side_of",
     "snapshot",
     "start",
     "to_act",

@@ -7,7 +7,17 @@ from typing import TypeAlias
 import msgspec
 
 from cardgames.engine.all_fours.config import Config
-from cardgames.engine.core.events import ClockCharged, MatchSeeded, SeatTimedOut, Shuffled
+from cardgames.engine.core.events import (
+    ClockCharged,
+    ClockMarked,
+    GameAborted,
+    MatchSeeded,
+    SeatHandedOver,
+    SeatResigned,
+    SeatTimedOut,
+    Shuffled,
+    TokenReissued,
+)
 
 
 class Cut(msgspec.Struct, frozen=True):
@@ -202,4 +212,9 @@ Event: TypeAlias = (
     | MatchWon
     | SeatTimedOut
     | ClockCharged
+    | ClockMarked
+    | SeatResigned
+    | GameAborted
+    | SeatHandedOver
+    | TokenReissued
 )

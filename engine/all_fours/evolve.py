@@ -31,10 +31,21 @@ from cardgames.engine.all_fours.events import (
     TrumpFixed,
     TurnUpSetAside,
 )
-from cardgames.engine.all_fours.state import BEG, DEAL, DEALER_CHOICE, OVER, PLAY, Award, LastHand, Played, State, empty_hands
+from cardgames.engine.all_fours.state import (
+    BEG,
+    DEAL,
+    DEALER_CHOICE,
+    OVER,
+    PLAY,
+    Award,
+    LastHand,
+    Played,
+    State,
+    empty_hands,
+)
 from cardgames.engine.core.cards import STANDARD_PACK
 from cardgames.engine.core.chance import advance
-from cardgames.engine.core.events import ClockCharged, MatchSeeded, SeatTimedOut, Shuffled
+from cardgames.engine.core.events import SEAT_EVENTS, MatchSeeded, Shuffled
 
 
 def _replace_at(items: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
@@ -201,8 +212,7 @@ _APPLY: dict[type, Callable[[State, Any], State]] = {
     HandScored: _hand_scored,
     MatchWon: _match_won,
     # Seat events (the service's clock): their meaning is engine/core/seat_events.py's.
-    SeatTimedOut: _unchanged,
-    ClockCharged: _unchanged,
+    **dict.fromkeys(SEAT_EVENTS, _unchanged),
 }
 
 

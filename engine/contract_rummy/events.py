@@ -7,7 +7,17 @@ from typing import TypeAlias
 import msgspec
 
 from cardgames.engine.contract_rummy.config import Config
-from cardgames.engine.core.events import ClockCharged, MatchSeeded, SeatTimedOut, Shuffled
+from cardgames.engine.core.events import (
+    ClockCharged,
+    ClockMarked,
+    GameAborted,
+    MatchSeeded,
+    SeatHandedOver,
+    SeatResigned,
+    SeatTimedOut,
+    Shuffled,
+    TokenReissued,
+)
 
 
 class MatchCreated(msgspec.Struct, frozen=True, tag="match_created", tag_field="type"):
@@ -197,4 +207,9 @@ Event: TypeAlias = (
     | GameEnded
     | SeatTimedOut
     | ClockCharged
+    | ClockMarked
+    | SeatResigned
+    | GameAborted
+    | SeatHandedOver
+    | TokenReissued
 )

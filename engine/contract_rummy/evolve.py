@@ -43,7 +43,7 @@ from cardgames.engine.contract_rummy.state import (
     trim_known,
 )
 from cardgames.engine.core.chance import advance
-from cardgames.engine.core.events import ClockCharged, MatchSeeded, SeatTimedOut, Shuffled
+from cardgames.engine.core.events import SEAT_EVENTS, MatchSeeded, Shuffled
 
 
 def _set(items: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
@@ -302,8 +302,7 @@ _EVOLVE: dict[type, Callable[[State, Any], State]] = {
     DealScored: _deal_scored,
     GameEnded: _game_ended,
     # Seat events (the service's clock): their meaning is engine/core/seat_events.py's.
-    SeatTimedOut: lambda state, event: state,
-    ClockCharged: lambda state, event: state,
+    **dict.fromkeys(SEAT_EVENTS, lambda state, event: state),
 }
 
 

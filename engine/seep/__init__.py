@@ -7,6 +7,7 @@ Rules: ``../shared/rules/seep.md``. The package exposes the names of
 
 from __future__ import annotations
 
+from cardgames.engine.seep.cards import team as side_of
 from cardgames.engine.seep.commands import Bid, Break, Build, Capture, Command, Throw
 from cardgames.engine.seep.config import DEFAULT_PLAYERS, NAME, PLAYER_COUNTS, TITLE, Config, make_config
 from cardgames.engine.seep.cost import costly
@@ -64,6 +65,7 @@ __all__ = [
     "score_sheet",
     "search_episode",
     "search_reward",
+    "side_of",
     "snapshot",
     "start",
     "table_text",

@@ -15,7 +15,17 @@ from typing import TypeAlias
 
 import msgspec
 
-from cardgames.engine.core.events import ClockCharged, MatchSeeded, SeatTimedOut, Shuffled
+from cardgames.engine.core.events import (
+    ClockCharged,
+    ClockMarked,
+    GameAborted,
+    MatchSeeded,
+    SeatHandedOver,
+    SeatResigned,
+    SeatTimedOut,
+    Shuffled,
+    TokenReissued,
+)
 from cardgames.engine.seep.commands import Groups
 from cardgames.engine.seep.config import Config
 from cardgames.engine.seep.state import House
@@ -207,4 +217,9 @@ Event: TypeAlias = (
     | MatchEnded
     | SeatTimedOut
     | ClockCharged
+    | ClockMarked
+    | SeatResigned
+    | GameAborted
+    | SeatHandedOver
+    | TokenReissued
 )

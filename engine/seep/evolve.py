@@ -9,7 +9,7 @@ from msgspec.structs import replace as _replace
 
 from cardgames.engine.core.cards import STANDARD_PACK
 from cardgames.engine.core.chance import advance
-from cardgames.engine.core.events import ClockCharged, MatchSeeded, SeatTimedOut, Shuffled
+from cardgames.engine.core.events import SEAT_EVENTS, MatchSeeded, Shuffled
 from cardgames.engine.seep.events import (
     BaaziWon,
     BidMade,
@@ -277,8 +277,7 @@ _HANDLERS: Final[dict[type, Callable[[State, Any], State]]] = {
     BaaziWon: _baazi_won,
     MatchEnded: _match_ended,
     # Seat events (the service's clock): their meaning is engine/core/seat_events.py's.
-    SeatTimedOut: lambda state, event: state,
-    ClockCharged: lambda state, event: state,
+    **dict.fromkeys(SEAT_EVENTS, lambda state, event: state),
 }
 
 
