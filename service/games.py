@@ -50,15 +50,38 @@ from cardgames.engine.core import chain, fairness
 from cardgames.engine.core.chance import ShuffleUnavailable
 from cardgames.engine.core.commands import parse_command
 from cardgames.engine.core.echo import clip, echo
-from cardgames.engine.core.protocol import PUBLIC, GameRules, Malformed, OptionsError, Rejection, ScenarioError, Setup, Viewer
+from cardgames.engine.core.protocol import (
+    PUBLIC,
+    GameRules,
+    Malformed,
+    OptionsError,
+    Rejection,
+    RejectionCode,
+    ScenarioError,
+    Setup,
+    Viewer,
+    reject,
+)
 from cardgames.engine.core.registry import UnknownGame, get_game
 from cardgames.engine.core.replay import fold, new_match
+from cardgames.engine.core.events import TokenReissued
 from cardgames.engine.core.seat_events import SeatRules, with_seat_events
+from cardgames.engine.core.time_control import TimeControl, TimeControlError, parse_time_control
 from cardgames.service.audit.logfile import log_header, reveal, seat_values, with_genesis
 from cardgames.service.batching import group_commit
+from cardgames.service.clock_marks import (
+    SeatClock,
+    control_of,
+    deadline_passed,
+    late,
+    seal,
+    seat_clocks,
+    taking_back,
+    wall_ms,
+)
 from cardgames.service.feed import Feed
 from cardgames.service.snapshots import SnapshotStore, every_from_env
-from cardgames.service.store import EntropyRecord, EventStore, GameNotFound, Header, Note, StaleSequence
+from cardgames.service.store import EntropyRecord, EventStore, GameNotFound, Header, Note, StaleSequence, TokenRecord
 from cardgames.service.workers import Busy, Failed, TimedOut, Workers, page_of
 
 T = TypeVar("T")
@@ -79,7 +102,8 @@ SUBMIT_ATTEMPTS = 3
 WRITERS = 64
 #: Store calls that only read: they run on their own threads, so that reads never queue behind
 #: writes (which the store serializes: one insert at a time on PostgreSQL, one writer on SQLite).
-READS = frozenset({"header", "events", "log", "head", "load", "_load", "_state_at", "entropy", "latest"})
+READS = frozenset({"header", "events", "log", "head", "load", "_load", "_state_at", "entropy", "latest", "tokens",
+                   "clocked_games"})
 log = logging.getLogger(__name__)
 
 
@@ -199,6 +223,21 @@ class Rejected(ServiceError):
         self.reason = code.upper()  # type: ignore[misc]
 
 
+class DeadlinePassed(Rejected):
+    """A command that came after its seat's deadline: refused, and the timeout applies."""
+
+    def __init__(self, seat: int, waited_ms: int, *, late_ms: int | None = None) -> None:
+        if late_ms is not None:
+            super().__init__(deadline_passed(seat, late_ms))
+        else:
+            super().__init__(reject(
+                RejectionCode.NOT_YOUR_TURN,
+                f"seat {seat} answered after {waited_ms} ms, past its deadline: the clock's consequence applies",
+                "clock",
+            ))
+        self.reason = "DEADLINE_PASSED"  # type: ignore[misc]
+
+
 # ---------------------------------------------------------------------------
 # Results.
 
@@ -211,6 +250,7 @@ class Created:
     sequence: int
     seed_commitment: str = ""
     head: str = ""  #: the chain's head ("" while a seat-entropy game waits for its seats)
+    owner_token: str = ""  #: the owner's token (Abort, HandOver, ReissueToken)
 
 
 @dataclass(frozen=True)
@@ -239,6 +279,12 @@ class ViewResult:
     to_act: tuple[int, ...]
     over: bool
     head: str = ""
+    #: Each seat's clock, who plays it and whether it is connected (service/clock_marks.py).
+    seats: tuple[SeatClock, ...] = ()
+    #: The server's time the view was made at (Unix ms).
+    server_time_ms: int = 0
+    #: The game's time control (None for none).
+    time_control: TimeControl | None = None
 
 
 @dataclass(frozen=True)
@@ -336,11 +382,24 @@ class EntropyStatus:
 
 @dataclass(frozen=True)
 class WatchItem:
-    """A batch of events since the previous item (none in a fresh watch's first) and the view after."""
+    """A batch of events since the previous item (none in a fresh watch's first) and the view after.
+
+    ``presence``: seats that came or went (seat, connected) since the previous item; an item with
+    presence changes only has no entries (presence is not part of the log).
+    """
 
     sequence: int
     entries: list[Entry]
     view: ViewResult
+    presence: tuple[tuple[int, bool], ...] = ()
+
+
+@dataclass(frozen=True)
+class _Presence:
+    """A seat came or went (a watch queue's item beside the batches)."""
+
+    seat: int
+    connected: bool
 
 
 # ---------------------------------------------------------------------------
@@ -349,7 +408,7 @@ class WatchItem:
 
 @dataclass(eq=False)
 class _Subscriber:
-    queue: asyncio.Queue[tuple[int, int, Sequence[Any], Any, Sequence[Note]]] = field(
+    queue: asyncio.Queue[tuple[int, int, Sequence[Any], Any, Sequence[Note]] | _Presence] = field(
         default_factory=lambda: asyncio.Queue(WATCH_QUEUE)
     )
     lagged: bool = False
@@ -378,6 +437,18 @@ class _Live:
     seats_by_digest: dict[str, int] = field(default_factory=dict)
     #: A held game's holder has released its reveal (it stays released).
     released: bool = False
+    #: Each seat's token hash now: the header's, or the latest reissued one.
+    token_hashes: list[str] = field(default_factory=list)
+    #: How many Watch streams hold each seat's token in this process (presence).
+    presence: list[int] = field(default_factory=list)
+
+    @cached_property
+    def control(self) -> TimeControl | None:
+        """The game's time control (None: no clock)."""
+        return control_of(self.header.time_control)
+
+    def hashes(self) -> Sequence[str]:
+        return self.token_hashes or self.header.token_hashes
 
     @cached_property
     def seed(self) -> bytes:
@@ -505,6 +576,11 @@ class Games:
         #: A tournament's matches of one deal share a seed (service/tournament/manager.py).
         self.releases: Callable[[str, str], Awaitable[bool]] | None = None
         self.feed: Feed | None = None
+        #: The server's time in Unix ms: clock marks, deadlines, views (tests set a controllable one).
+        self.now_ms: Callable[[], int] = wall_ms
+        #: Called with a game's id when a game with a time control is created or loaded here, and after
+        #: each batch of one (service/table_clocks.py: its timer and its bots).
+        self.on_clocked: Callable[[str], None] | None = None
         # Writes of concurrent commands share transactions (group commit); their threads mostly
         # wait for the one that writes, so there are many.
         self.group_commit = group_commit(store)
@@ -629,6 +705,7 @@ class Games:
         seat_entropy: bool = False,
         tokens: Sequence[str] | None = None,
         held_by: str = "",
+        time_control: Mapping[str, Any] | None = None,
     ) -> Created:
         """A new match: validated options, a seed from ``secrets`` unless given, one token per seat.
 
@@ -636,8 +713,13 @@ class Games:
         revealed entropy of its own (:meth:`commit_entropy`, :meth:`reveal_entropy`).
         ``tokens``: the seats' tokens (as random as ``secrets``' own: a tournament derives them),
         else new ones. ``held_by``: whoever withholds the finished match's reveal (:attr:`releases`).
+        ``time_control``: a clock for every seat (engine/core/time_control.py), kept in the log's header.
         """
         rules = _rules(game)
+        try:
+            control = parse_time_control(time_control)
+        except TimeControlError as error:
+            raise InvalidRequest(str(error), reason="INVALID_TIME_CONTROL") from error
         try:
             config = rules.make_config(dict(options or {}), players)
         except OptionsError as error:
@@ -663,6 +745,7 @@ class Games:
         if tokens is not None and (len(tokens) != seats or not all(tokens)):
             raise InvalidRequest(f"a game of {seats} seats takes {seats} tokens", reason="INVALID_SETUP")
         tokens = list(tokens) if tokens is not None else [secrets.token_urlsafe(32) for _ in range(seats)]
+        owner_token = secrets.token_urlsafe(32)
         header = Header(
             game=game,
             players=seats,
@@ -677,7 +760,11 @@ class Games:
             stacked=len(stacked),
             decks=stacked if seat_entropy else (),
             held_by=held_by,
+            time_control=msgspec.to_builtins(control) if control is not None else None,
+            owner_hash=token_hash(owner_token),
         )
+        if control is not None and not seat_entropy:
+            events, state = seal(rules, control, seats, rules.initial(config), events, None, False, self.now_ms())
         if not seat_entropy:
             servable(rules, game, events, state)
         game_id = uuid4()
@@ -690,7 +777,14 @@ class Games:
         live.sequence = sequence
         live.head = bytes.fromhex(notes[-1].hash) if notes else b""
         self._keep(live)
-        return Created(str(game_id), game, tokens, sequence, header.seed_commitment, live.head.hex())
+        self._clocked(live)
+        return Created(str(game_id), game, tokens, sequence, header.seed_commitment, live.head.hex(), owner_token)
+
+    def _clocked(self, live: _Live) -> None:
+        """Tell the table clocks about a game with a time control or a seat a bot plays (created, loaded
+        or just written)."""
+        if self.on_clocked is not None and (live.control is not None or getattr(live.state, "bots", None)):
+            self.on_clocked(str(live.game_id))
 
     # -- seat entropy ----------------------------------------------------------------
 
@@ -740,6 +834,9 @@ class Games:
                 config = msgspec.convert(header.config, live.rules.Config)
                 setup = Setup(seed=fairness.shuffle_seed(header.seed, after), decks=header.decks, dealer=header.dealer)
                 state, events = new_match(live.rules, config, setup)
+                if live.control is not None:
+                    events, state = seal(live.rules, live.control, header.players, live.rules.initial(config), events,
+                                         None, False, self.now_ms())
                 servable(live.rules, header.game, events, state)
                 notes = live.chain(1, events)
                 start = (header.game, events, [note.hash for note in notes])
@@ -774,6 +871,7 @@ class Games:
                 live = _Live(key, rules, header, None, 0)
                 await self._run(self._load, live)
                 self._keep(live)
+                self._clocked(live)
         self._loading.pop(key, None)
         return live
 
@@ -789,6 +887,16 @@ class Games:
         live.state, live.sequence = self._state_at(key, live.rules, header, None)
         head = self.store.head(key, live.sequence)[1]
         live.head = bytes.fromhex(head) if head else b""
+        if getattr(live.state, "reissued", None):
+            self._load_tokens(live)
+
+    def _load_tokens(self, live: _Live) -> None:
+        """The seats' current token hashes: the header's, each replaced by its latest reissue (blocking)."""
+        hashes = list(live.header.token_hashes)
+        for record in self.store.tokens(live.game_id):
+            hashes[record.seat] = record.token_hash
+        live.token_hashes = hashes
+        live.seats_by_digest.clear()
 
     def _state_at(self, key: UUID, rules: GameRules, header: Header, upto: int | None) -> tuple[Any, int]:
         """The state at ``upto`` (None: the end) from the latest snapshot and the events after it (blocking)."""
@@ -824,7 +932,7 @@ class Games:
         seat = live.seats_by_digest.get(digest)
         if seat is not None:
             return seat
-        for index, known in enumerate(live.header.token_hashes):
+        for index, known in enumerate(live.hashes()):
             if hmac.compare_digest(known, digest):
                 seat = index
         if seat is None:
@@ -834,6 +942,8 @@ class Games:
 
     def _view(self, live: _Live, state: Any, sequence: int, viewer: Viewer, head: bytes | None = None) -> ViewResult:
         rules = live.rules
+        over = rules.is_over(state)
+        now = self.now_ms()
         return ViewResult(
             game_id=str(live.game_id),
             game=live.header.game,
@@ -841,8 +951,11 @@ class Games:
             seat=viewer,
             view=rules.view(state, viewer),
             to_act=tuple(rules.to_act(state)),
-            over=rules.is_over(state),
+            over=over,
             head=(live.head if head is None else head).hex(),
+            seats=seat_clocks(live.control, state, live.header.players, now, live.presence, over),
+            server_time_ms=now,
+            time_control=live.control,
         )
 
     async def _disclosed(self, live: _Live, over: bool) -> bool:
@@ -874,6 +987,20 @@ class Games:
             live = await self._fresh(game_id)  # MATCH_NOT_STARTED, unless another process started it
         seat = self._seat(live, token, required=True)
         assert seat is not None
+        return await self._submit(live, seat, command, expected_sequence, for_game, False)
+
+    async def submit_for_bot(
+        self, game_id: str, seat: int, command: Mapping[str, Any], expected_sequence: int
+    ) -> Accepted:
+        """A built-in bot's command for ``seat`` (a seat a bot plays: service/table_clocks.py): no token, and
+        its time is not charged to the seat's bank."""
+        live = await self._fresh(game_id)
+        return await self._submit(live, seat, command, expected_sequence, None, True)
+
+    async def _submit(
+        self, live: _Live, seat: int, command: Mapping[str, Any] | Malformed, expected_sequence: int | None,
+        for_game: str | None, by_bot: bool,
+    ) -> Accepted:
         rules = live.rules
         if for_game is not None and for_game != live.header.game and not isinstance(command, Malformed):
             command = Malformed(f"a {for_game} command sent to a {live.header.game} game", type=command.get("type"))
@@ -898,7 +1025,17 @@ class Games:
                         continue
                     raise Rejected(outcome)
                 events = list(outcome)
-                state = fold(rules, live.state, events)
+                control = live.control
+                if control is not None:
+                    now = self.now_ms()
+                    late_ms = None if by_bot else late(control, live.state, seat, now)
+                    if late_ms is not None:
+                        raise DeadlinePassed(seat, 0, late_ms=late_ms)
+                    charged = not by_bot and seat not in live.state.bots
+                    events, state = seal(rules, control, live.header.players, live.state,
+                                         [*events, *taking_back(live.state, seat, by_bot)], seat, charged, now)
+                else:
+                    state = fold(rules, live.state, events)
                 servable(rules, live.header.game, events, state)  # before the clocks count the move
                 if self.clock_hook is not None:
                     hooked = self.clock_hook(live, seat, events)
@@ -924,6 +1061,7 @@ class Games:
             live.state, live.sequence = state, sequence
             live.head = bytes.fromhex(head) if head else b""
             self._publish(live, first, events, notes)
+            self._clocked(live)
             if self.snapshots.due(first - 1, sequence):
                 self._spawn(self._snapshot(live.game_id, live.header.game, sequence, state))
             over = rules.is_over(state)
@@ -933,36 +1071,54 @@ class Games:
         return Accepted(live.header.game, seat, sequence, entries, head)
 
     async def record(
-        self, game_id: str, expected_sequence: int, decide: Callable[[GameRules, Any], Sequence[Any] | None]
+        self, game_id: str, expected_sequence: int | None, decide: Callable[[GameRules, Any], Sequence[Any] | None],
+        *, token: TokenRecord | None = None,
     ) -> int | None:
-        """Write a batch the service decided itself, with no seat's command (a seat's clock ran out).
+        """Write a batch the service decided itself, with no seat's command (a seat's clock ran out,
+        a seat resigned or was handed over, a token was reissued).
 
         ``decide(rules, state)`` gives the batch's events on the state at ``expected_sequence``
-        (None or none: nothing to write). Returns the new sequence, or None when nothing was
-        written (the game had moved on: the caller decides again on the new state).
+        (None: the latest; None or no events from ``decide``: nothing to write; it may raise a
+        ServiceError to refuse). Returns the new sequence, or None when nothing was written (the
+        game had moved on: the caller decides again on the new state). A game with a time control
+        gets the batch's clock mark. ``token``: a reissued token's hash, written in the same insert.
         """
         live = await self._get(game_id)
         rules = live.rules
         async with live.lock:
-            if live.suspect:
+            if live.suspect or self.shared:
                 await self._catch_up(live)
-            if expected_sequence != live.sequence:
+            if expected_sequence is not None and expected_sequence != live.sequence:
                 return None
             events = list(decide(rules, live.state) or ())
             if not events:
                 return None
-            state = fold(rules, live.state, events)
+            if live.control is not None:
+                events, state = seal(rules, live.control, live.header.players, live.state, events, None, False,
+                                     self.now_ms())
+            else:
+                state = fold(rules, live.state, events)
             servable(rules, live.header.game, events, state)
             first = live.sequence + 1
             notes = live.chain(first, events)
             try:
-                sequence = await self._append(live, events, None, notes)
+                if token is None:
+                    sequence = await self._append(live, events, None, notes)
+                else:
+                    sequence = await self._run(self.store.reissue, live.game_id, live.header.game, live.sequence,
+                                               events, [note.hash for note in notes],
+                                               live.state.reissued.get(token.seat, 0) + 1, token)
             except StaleSequence:
                 await self._catch_up(live)
                 return None
             live.state, live.sequence = state, sequence
             live.head = bytes.fromhex(notes[-1].hash) if notes[-1].hash else b""
+            if token is not None:
+                live.token_hashes = [*live.hashes()]
+                live.token_hashes[token.seat] = token.token_hash
+                live.seats_by_digest.clear()
             self._publish(live, first, events, notes)
+            self._clocked(live)
             if rules.is_over(state):
                 self._retire(live.game_id)
         return sequence
@@ -986,7 +1142,10 @@ class Games:
             live.state = fold(live.rules, live.state, events)
             live.sequence += len(events)
             live.head = bytes.fromhex(notes[-1].hash) if notes[-1].hash else b""
+            if any(type(event) is TokenReissued for event in events):
+                await self._run(self._load_tokens, live)  # another process reissued a token
             self._publish(live, first, events, notes)
+            self._clocked(live)
 
     # -- the cross-process feed (shared stores) -----------------------------------------
 
@@ -1084,7 +1243,7 @@ class Games:
 
     async def choose(
         self, game_id: str, token: str | None, sequence: int, policy: Any, view: Any, rng: Any,
-        *, searches: bool = False, in_thread: bool = False, fallback: Any = None,
+        *, searches: bool = False, in_thread: bool = False, fallback: Any = None, seat: int | None = None,
     ) -> Any:
         """A built-in bot's decision for the token's seat at ``sequence``: ``policy.choose(view,
         legal commands, rng)``, or None when the game has moved past ``sequence`` (or the seat has no
@@ -1093,22 +1252,23 @@ class Games:
         ``LOOP_COMMANDS`` commands; here otherwise (in a thread with ``in_thread``).
         A decision past the workers' deadline is WorkDeadline (WorkersBusy when no worker was free
         in time), or with a ``fallback`` policy (a random one: a count and one pick) decided again by
-        it (logged).
+        it (logged). ``seat``: decide for that seat with no token (the service's own bots).
         """
         try:
-            return await self._choose(game_id, token, sequence, policy, view, rng, searches, in_thread)
+            return await self._choose(game_id, token, sequence, policy, view, rng, searches, in_thread, seat)
         except (WorkDeadline, WorkersBusy) as error:
             if fallback is None:
                 raise
             log.warning("game %s at %d: %s; %s decides instead", game_id, sequence, error, type(fallback).__name__)
-            return await self._choose(game_id, token, sequence, fallback, view, rng, False, in_thread)
+            return await self._choose(game_id, token, sequence, fallback, view, rng, False, in_thread, seat)
 
     async def _choose(
         self, game_id: str, token: str | None, sequence: int, policy: Any, view: Any, rng: Any, searches: bool,
-        in_thread: bool,
+        in_thread: bool, seat: int | None = None,
     ) -> Any:
         live = await self._fresh(game_id)
-        seat = self._seat(live, token, required=True)
+        if seat is None:
+            seat = self._seat(live, token, required=True)
         assert seat is not None
         if live.sequence != sequence:
             return None
@@ -1189,6 +1349,8 @@ class Games:
         self, live: _Live, viewer: Viewer, after: int | None, subscriber: _Subscriber, current: int, state: Any
     ) -> AsyncGenerator[WatchItem, None]:
         rules = live.rules
+        if viewer is not None:
+            self._present(live, viewer, 1)
         try:
             if after is None:
                 item = WatchItem(current, [], self._view(live, state, current, viewer))
@@ -1208,22 +1370,45 @@ class Games:
                     if item.view.over:
                         return
                     continue
-                first, sequence, events, state, notes = await subscriber.queue.get()
+                got = await subscriber.queue.get()
+                if isinstance(got, _Presence):  # not part of the log: the view as it was, and who came or went
+                    now = self._view(live, live.state, last, viewer) if last == live.sequence else item.view
+                    yield WatchItem(last, [], now, ((got.seat, got.connected),))
+                    continue
+                first, sequence, events, state, notes = got
                 if sequence <= last:
                     continue  # already delivered by a read of the store
                 over = rules.is_over(state)
                 start = max(first, last + 1)
                 shows = await self._disclosed(live, over)
-                yield WatchItem(
+                item = WatchItem(
                     sequence,
                     entries_for(rules, start, events[start - first :], viewer, shows, notes[start - first :]),
                     self._view(live, state, sequence, viewer, bytes.fromhex(notes[-1].hash)),
                 )
+                yield item
                 last = sequence
                 if over:
                     return
         finally:
             live.subscribers.discard(subscriber)
+            if viewer is not None:
+                self._present(live, viewer, -1)
+
+    def _present(self, live: _Live, seat: int, change: int) -> None:
+        """A Watch stream of ``seat`` opened (+1) or closed (-1); the seat's watchers hear when it comes or goes."""
+        if len(live.presence) < live.header.players:
+            live.presence = [0] * live.header.players
+        before = live.presence[seat]
+        live.presence[seat] = max(0, before + change)
+        if (before > 0) == (live.presence[seat] > 0):
+            return
+        news = _Presence(seat, live.presence[seat] > 0)
+        for subscriber in live.subscribers:
+            try:
+                subscriber.queue.put_nowait(news)
+            except asyncio.QueueFull:
+                subscriber.lagged = True
 
     async def _read_since(self, live: _Live, viewer: Viewer, last: int, current: int, state: Any) -> WatchItem:
         """The events in (last, current] read from the store, and the view at ``current`` (``state``)."""

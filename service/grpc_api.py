@@ -41,6 +41,13 @@ WORK_DEADLINE          DEADLINE_EXCEEDED    a costly listing (a crowded Seep flo
 WORKERS_BUSY           RESOURCE_EXHAUSTED   too many costly requests of the game (or in
                                             all) wait for the engine workers already
 WORKER_FAILED          UNAVAILABLE          the engine workers could not do the work
+INVALID_TIME_CONTROL   INVALID_ARGUMENT     a negative, absurd or empty time control
+INVALID_SEAT           INVALID_ARGUMENT     HandOver or ReissueToken names no seat of the
+                                            match (or none with the owner token)
+INVALID_BOT            INVALID_ARGUMENT     an unknown bot strength
+PLAY_BEGAN             FAILED_PRECONDITION  Abort after a seat played
+DEADLINE_PASSED        FAILED_PRECONDITION  a command after its seat's deadline
+OWNER_TOKEN_REQUIRED   PERMISSION_DENIED    ReissueToken without the owner token
 =====================  ===================  ===============================================
 
 For a rejection, ``metadata`` holds ``code`` (the FORMAT.md code as written there),
@@ -66,6 +73,8 @@ from grpc_status import rpc_status
 
 from cardgames.engine.core.echo import clip, echo
 from cardgames.engine.core.protocol import Malformed
+from cardgames.service import seat_lifecycle
+from cardgames.service.clock_marks import SeatClock
 from cardgames.service.games import (
     EntropyStatus,
     Entry,
@@ -97,6 +106,7 @@ R = TypeVar("R")
 M = TypeVar("M", bound=Message)
 
 _CODES: dict[type[ServiceError], int] = {
+    seat_lifecycle.OwnerTokenRequired: code_pb2.PERMISSION_DENIED,
     UnknownGameError: code_pb2.INVALID_ARGUMENT,
     InvalidOptions: code_pb2.INVALID_ARGUMENT,
     InvalidRequest: code_pb2.INVALID_ARGUMENT,
@@ -176,7 +186,55 @@ def view_message(result: ViewResult) -> game_service_pb2.View:
         over=result.over,
     )
     message.head = result.head
+    message.server_time_ms = result.server_time_ms
+    message.seats.extend(seat_status(clock) for clock in result.seats)
+    if result.time_control is not None:
+        message.time_control.CopyFrom(time_control_message(msgspec.to_builtins(result.time_control)))
     return message
+
+
+def seat_status(clock: SeatClock) -> game_service_pb2.SeatStatus:
+    return game_service_pb2.SeatStatus(
+        seat=clock.seat, remaining_ms=clock.remaining_ms, running=clock.running, deadline_ms=clock.deadline_ms,
+        bot=clock.bot, connected=clock.connected,
+    )
+
+
+_ON_TIMEOUT = {"bot_plays": game_service_pb2.ON_TIMEOUT_BOT_PLAYS, "forfeit": game_service_pb2.ON_TIMEOUT_FORFEIT,
+               "abort": game_service_pb2.ON_TIMEOUT_ABORT}
+_BOTS = {"random": game_service_pb2.BOT_STRENGTH_RANDOM, "heuristic": game_service_pb2.BOT_STRENGTH_HEURISTIC,
+         "search": game_service_pb2.BOT_STRENGTH_SEARCH}
+
+
+def time_control_message(control: Mapping[str, Any]) -> game_service_pb2.TimeControl:
+    """A time control's plain form (engine/core/time_control.py) as its message."""
+    return game_service_pb2.TimeControl(
+        initial_ms=control["initial_ms"], increment_ms=control["increment_ms"], move_ms=control["move_ms"],
+        on_timeout=_ON_TIMEOUT[control["on_timeout"]], bot=_BOTS[control["bot"]],
+    )
+
+
+def time_control_data(message: game_service_pb2.TimeControl) -> dict[str, Any]:
+    """A TimeControl message's plain form (unset enums: the defaults; unknown numbers: refused later)."""
+    on_timeout = {number: name for name, number in _ON_TIMEOUT.items()}
+    bots = {number: name for name, number in _BOTS.items()}
+    data: dict[str, Any] = {"initial_ms": message.initial_ms, "increment_ms": message.increment_ms,
+                            "move_ms": message.move_ms}
+    if message.on_timeout:
+        data["on_timeout"] = on_timeout.get(message.on_timeout, f"#{message.on_timeout}")
+    if message.bot:
+        data["bot"] = bots.get(message.bot, f"#{message.bot}")
+    return data
+
+
+def bot_name(strength: int) -> str:
+    """A BotStrength's name ("" for unspecified: the seat's own player)."""
+    if not strength:
+        return ""
+    names: dict[int, str] = {number: name for name, number in _BOTS.items()}
+    if strength not in names:
+        raise InvalidRequest(f"unknown bot strength {strength}", reason="INVALID_BOT")
+    return names[strength]
 
 
 def fill_entry(message: game_service_pb2.LogEntry, game: str, entry: Entry) -> game_service_pb2.LogEntry:
@@ -262,6 +320,7 @@ def log_header_message(header: Mapping[str, Any]) -> game_service_pb2.LogHeader:
         seat_entropy=commitments is not None,
         seat_commitments=commitments or [],
         genesis=header.get("genesis", ""),
+        time_control=time_control_message(header["time_control"]) if "time_control" in header else None,
     )
 
 
@@ -328,10 +387,11 @@ class GameServiceApi(game_service_pb2_grpc.GameServiceServicer):
             decks=[list(deck.cards) for deck in request.decks],
             dealer=request.dealer if request.HasField("dealer") else None,
             seat_entropy=request.seat_entropy,
+            time_control=time_control_data(request.time_control) if request.HasField("time_control") else None,
         )
         return game_service_pb2.CreateGameResponse(
             game_id=created.game_id, seat_tokens=created.seat_tokens, sequence=created.sequence,
-            seed_commitment=created.seed_commitment, head=created.head,
+            seed_commitment=created.seed_commitment, head=created.head, owner_token=created.owner_token,
         )
 
     @_unary
@@ -377,6 +437,9 @@ class GameServiceApi(game_service_pb2_grpc.GameServiceServicer):
             async for item in items:
                 response = game_service_pb2.WatchResponse(sequence=item.sequence, view=view_message(item.view))
                 add_entries(response.events, item.view.game, item.entries)
+                response.presence.extend(
+                    game_service_pb2.PresenceChange(seat=seat, connected=connected) for seat, connected in item.presence
+                )
                 yield response
 
     @_unary
@@ -399,3 +462,35 @@ class GameServiceApi(game_service_pb2_grpc.GameServiceServicer):
     ) -> game_service_pb2.RevealEntropyResponse:
         status = await self.games.reveal_entropy(request.game_id, _token(context), request.entropy)
         return game_service_pb2.RevealEntropyResponse(status=entropy_message(status))
+
+    @_unary
+    async def Resign(
+        self, request: game_service_pb2.ResignRequest, context: grpc.aio.ServicerContext
+    ) -> game_service_pb2.ResignResponse:
+        written = await seat_lifecycle.resign(self.games, request.game_id, _token(context))
+        return game_service_pb2.ResignResponse(sequence=written.sequence, head=written.head)
+
+    @_unary
+    async def Abort(
+        self, request: game_service_pb2.AbortRequest, context: grpc.aio.ServicerContext
+    ) -> game_service_pb2.AbortResponse:
+        written = await seat_lifecycle.abort(self.games, request.game_id, _token(context))
+        return game_service_pb2.AbortResponse(sequence=written.sequence, head=written.head)
+
+    @_unary
+    async def HandOver(
+        self, request: game_service_pb2.HandOverRequest, context: grpc.aio.ServicerContext
+    ) -> game_service_pb2.HandOverResponse:
+        seat = request.seat if request.HasField("seat") else None
+        written = await seat_lifecycle.hand_over(self.games, request.game_id, _token(context), seat,
+                                                 bot_name(request.bot))
+        return game_service_pb2.HandOverResponse(sequence=written.sequence, head=written.head)
+
+    @_unary
+    async def ReissueToken(
+        self, request: game_service_pb2.ReissueTokenRequest, context: grpc.aio.ServicerContext
+    ) -> game_service_pb2.ReissueTokenResponse:
+        seat = request.seat if request.HasField("seat") else None
+        written = await seat_lifecycle.reissue_token(self.games, request.game_id, _token(context), seat)
+        return game_service_pb2.ReissueTokenResponse(seat_token=written.token, sequence=written.sequence,
+                                                     head=written.head)

@@ -28,6 +28,7 @@ from cardgames.service.grpc_api import SERVICE_NAME, GameServiceApi, PreEncoded
 from cardgames.service.guards import Limits, MalformedRequests, RateLimit
 from cardgames.service.reflection import Health, enable_reflection
 from cardgames.service.store import EventStore
+from cardgames.service.table_clocks import TableClocks
 from cardgames.service.workers import Workers
 
 DEFAULT_ADDRESS = "127.0.0.1:50051"
@@ -86,10 +87,14 @@ class Running:
     health: health.aio.HealthServicer
     #: BotService's clocks and TournamentService's tournaments (service/bots_server.py).
     bots: BotServices | None = None
+    #: The timers and bots of games with a time control or a handed-over seat (service/table_clocks.py).
+    clocks: TableClocks | None = None
 
     async def stop(self, grace: float | None = 1.0) -> None:
         await self.health.enter_graceful_shutdown()
         await self.server.stop(grace)
+        if self.clocks is not None:
+            await self.clocks.close()
         if self.bots is not None:
             await self.bots.close()
         await self.games.close()
@@ -139,10 +144,12 @@ async def start(
         await games.close()
         raise CannotListen(f"cannot listen on {address}: {problem or _why_not(host, port) or 'gRPC could not bind it'}")
     await games.open()
+    clocks = TableClocks(games)
+    await clocks.start()  # the clocked games' timers, rebuilt from their logs
     await server.start()
     for name in ("", SERVICE_NAME, *BOT_SERVICE_NAMES):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    return Running(server, bound, games, health_servicer, bots)
+    return Running(server, bound, games, health_servicer, bots, clocks)
 
 
 async def serve(

@@ -125,6 +125,13 @@ class EntropyRecord(msgspec.Struct, frozen=True):
     value: str
 
 
+class TokenRecord(msgspec.Struct, frozen=True):
+    """A seat's token reissued: the SHA-256 of its new token (never the token)."""
+
+    seat: int
+    token_hash: str
+
+
 class StoreError(Exception):
     """A problem with the store itself (bad URL, unreachable database)."""
 
@@ -251,8 +258,13 @@ _encoder = msgspec.json.Encoder()
 _header_decoder = msgspec.json.Decoder(Header)
 _note_decoder = msgspec.json.Decoder(Note)
 _entropy_decoder = msgspec.json.Decoder(EntropyRecord)
+_token_decoder = msgspec.json.Decoder(TokenRecord)
 NOTE_PREFIX = b'{"@'
 ENTROPY_TOPIC = "cardgames.entropy"
+TOKEN_TOPIC = "cardgames.token"
+#: The topic of the one record a game with a time control gets beside its header: processes find
+#: the clocked games by it (:meth:`EventStore.clocked_games`), at start and as they are created.
+CLOCKED_TOPIC = "cardgames.clocked"
 
 
 @cache
@@ -282,6 +294,16 @@ def encode_noted(event: Any, note: Mapping[str, Any]) -> bytes:
 def decode_note(state: bytes) -> Note:
     """The reserved keys of a record (empty for a record written without them)."""
     return _note_decoder.decode(state) if state.startswith(NOTE_PREFIX) else NO_NOTE
+
+
+def token_stream(game_id: UUID) -> UUID:
+    """The id of a game's stream of reissued tokens (their hashes)."""
+    return uuid5(game_id, "cardgames.tokens")
+
+
+def clocked_stream(game_id: UUID) -> UUID:
+    """The id of the stream of a clocked game's one marker record."""
+    return uuid5(game_id, "cardgames.clocked")
 
 
 def entropy_stream(game_id: UUID) -> UUID:
@@ -360,6 +382,8 @@ class EventStore:
         """
         records = [StoredEvent(game_id, HEADER_VERSION, HEADER_TOPIC, _encoder.encode(header))]
         records += self._records(game_id, header.game, 0, events, None, hashes)
+        if header.time_control is not None:
+            records.append(StoredEvent(clocked_stream(game_id), 1, CLOCKED_TOPIC, str(game_id).encode()))
         try:
             self.recorder.insert_events(records)
         except IntegrityError as error:
@@ -474,6 +498,34 @@ class EventStore:
             self.recorder.insert_events(records)
         except IntegrityError as error:
             raise StaleSequence(game_id, 0) from error
+
+    # -- reissued tokens and clocked games --------------------------------------------
+
+    def reissue(
+        self, game_id: UUID, game_name: str, after: int, events: Sequence[Any], hashes: Sequence[str],
+        version: int, record: TokenRecord,
+    ) -> int:
+        """Write the events of a token's reissue after ``after`` and the new token's hash as record
+        ``version`` of the game's token stream, in one insert (StaleSequence when either is taken)."""
+        records = [StoredEvent(token_stream(game_id), version, TOKEN_TOPIC, _encoder.encode(record))]
+        records += self._records(game_id, game_name, after, events, None, hashes)
+        try:
+            self.recorder.insert_events(records)
+        except IntegrityError as error:
+            raise StaleSequence(game_id, after) from error
+        return after + len(events)
+
+    def tokens(self, game_id: UUID) -> list[TokenRecord]:
+        """A game's reissued tokens' hashes in the order they were written."""
+        return [_token_decoder.decode(record.state) for record in self.recorder.select_events(token_stream(game_id))]
+
+    def clocked_games(self, after: int = 0, limit: int = 1000) -> tuple[list[UUID], int]:
+        """Ids of games with a time control whose marker comes after notification ``after``, and the
+        last notification id read (pass it back as ``after``: a cursor over the notification log)."""
+        found = self.recorder.select_notifications(after + 1, limit, topics=[CLOCKED_TOPIC])
+        if not found:
+            return [], after
+        return [UUID(notification.state.decode()) for notification in found], found[-1].id
 
     def entropy(self, game_id: UUID) -> list[EntropyRecord]:
         """A game's seat-entropy records in the order they were written."""
