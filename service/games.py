@@ -281,8 +281,9 @@ class ViewResult:
     head: str = ""
     #: Each seat's clock, who plays it and whether it is connected (service/clock_marks.py).
     seats: tuple[SeatClock, ...] = ()
-    #: The server's time the view was made at (Unix ms).
-    server_time_ms: int = 0
+    #: The server's time the view was made at (Unix ms; 0 without a time control): not part of what a
+    #: view shows of the match.
+    server_time_ms: int = field(default=0, compare=False)
     #: The game's time control (None for none).
     time_control: TimeControl | None = None
 
@@ -412,6 +413,8 @@ class _Subscriber:
         default_factory=lambda: asyncio.Queue(WATCH_QUEUE)
     )
     lagged: bool = False
+    #: The watcher hears when seats come and go.
+    presence: bool = False
 
 
 @dataclass(eq=False)
@@ -954,7 +957,7 @@ class Games:
             over=over,
             head=(live.head if head is None else head).hex(),
             seats=seat_clocks(live.control, state, live.header.players, now, live.presence, over),
-            server_time_ms=now,
+            server_time_ms=now if live.control is not None else 0,
             time_control=live.control,
         )
 
@@ -1330,18 +1333,21 @@ class Games:
         return LogResult(live.header.game, current, entries_for(live.rules, after + 1, events, viewer, over, notes),
                          live.log_header(), revealed, live.head.hex())
 
-    async def watch(self, game_id: str, token: str | None, after: int | None = None) -> AsyncGenerator[WatchItem, None]:
+    async def watch(
+        self, game_id: str, token: str | None, after: int | None = None, *, presence: bool = False
+    ) -> AsyncGenerator[WatchItem, None]:
         """The caller's view, then each new batch of events with the view after it.
 
         With ``after``, the first item carries every event after that sequence (read from the
         store), so a watcher that reconnects misses nothing and sees nothing twice. The stream
-        ends after the item in which the match is over.
+        ends after the item in which the match is over. ``presence``: also an item (no entries) each
+        time a seat comes or goes (its first Watch stream opens, its last closes).
         """
         live = await self._fresh(game_id)
         viewer = self._seat(live, token, required=False)
         if after is not None and not 0 <= after <= live.sequence:
             raise InvalidRequest(f"after_sequence {after} is not in 0..{live.sequence}", reason="INVALID_SEQUENCE")
-        subscriber = _Subscriber()
+        subscriber = _Subscriber(presence=presence)
         live.subscribers.add(subscriber)  # now, with the current state: nothing falls in between
         return self._watch(live, viewer, after, subscriber, live.sequence, live.state)
 
@@ -1405,6 +1411,8 @@ class Games:
             return
         news = _Presence(seat, live.presence[seat] > 0)
         for subscriber in live.subscribers:
+            if not subscriber.presence:
+                continue
             try:
                 subscriber.queue.put_nowait(news)
             except asyncio.QueueFull:

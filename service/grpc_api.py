@@ -429,7 +429,7 @@ class GameServiceApi(game_service_pb2_grpc.GameServiceServicer):
     ) -> AsyncIterator[game_service_pb2.WatchResponse]:
         after = request.after_sequence if request.HasField("after_sequence") else None
         try:
-            items = await self.games.watch(request.game_id, _token(context), after)
+            items = await self.games.watch(request.game_id, _token(context), after, presence=request.presence)
         except ServiceError as error:
             await context.abort_with_status(error_status(error))
             return

@@ -223,7 +223,7 @@ async def test_abort_before_play_and_a_seat_taking_its_seat_back(table: tuple[Ga
 async def test_presence_in_views_and_watch(table: tuple[Games, TableClocks, Clock]) -> None:
     games, _, _ = table
     created = await games.create("seep")
-    spectator = await games.watch(created.game_id, None)
+    spectator = await games.watch(created.game_id, None, presence=True)
     first = await anext(spectator)
     assert not any(seat.connected for seat in first.view.seats)
     player = await games.watch(created.game_id, created.seat_tokens[2])

@@ -234,7 +234,7 @@ class View(_message.Message):
     """The audit log's chain hash after `sequence`, lower-case hex (docs/log-format.md)."""
     server_time_ms: _builtins.int
     """The server's time the view was made at, Unix milliseconds: a seat's time left counts
-    down from it (int64: a string in JSON).
+    down from it (int64: a string in JSON); 0 for a match without a time control.
     """
     @_builtins.property
     def to_act(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
@@ -952,6 +952,7 @@ class WatchRequest(_message.Message):
 
     GAME_ID_FIELD_NUMBER: _builtins.int
     AFTER_SEQUENCE_FIELD_NUMBER: _builtins.int
+    PRESENCE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The match's id."""
     after_sequence: _builtins.int
@@ -959,15 +960,20 @@ class WatchRequest(_message.Message):
     message then carries every event after it. Unset: the first message is the current
     view with no events. int64: a string in JSON.
     """
+    presence: _builtins.bool
+    """Also send a message (no events, the same sequence) whenever a seat comes or goes
+    (WatchResponse.presence); false: only the match's batches.
+    """
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
         after_sequence: _builtins.int | None = ...,
+        presence: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_after_sequence", b"_after_sequence", "after_sequence", b"after_sequence"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_after_sequence", b"_after_sequence", "after_sequence", b"after_sequence", "game_id", b"game_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_after_sequence", b"_after_sequence", "after_sequence", b"after_sequence", "game_id", b"game_id", "presence", b"presence"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__after_sequence: _TypeAlias = _typing.Literal["after_sequence"]  # noqa: Y015
     _WhichOneofArgType__after_sequence: _TypeAlias = _typing.Literal["_after_sequence", b"_after_sequence"]  # noqa: Y015
