@@ -61,3 +61,20 @@ async def test_bad_time_controls_and_an_abort(client: GameClient) -> None:
     created = await client.create_game("all_fours", players=2)
     await client.seat(created.game_id, created.tokens[1]).abort()
     assert (await client.spectator(created.game_id).view()).over
+
+
+async def test_the_bot_protocol_carries_the_games_clock(server: Running, client: GameClient) -> None:
+    import grpc
+    from cardgames.v1 import bots_pb2, bots_pb2_grpc
+
+    created = await client.create_game("all_fours", players=2, time_control=TimeControl(move_ms=20_000))
+    seat = (await client.spectator(created.game_id).view()).to_act[0]
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+        stream = bots_pb2_grpc.BotServiceStub(channel).Decisions(
+            bots_pb2.DecisionsRequest(game_id=created.game_id), metadata=(("cardgames-token", created.tokens[seat]),)
+        )
+        decision = await anext(stream.__aiter__())
+        stream.cancel()
+    clock = decision.clock
+    assert clock.on_timeout == "bot_plays" and clock.per_move_ms == 20_000 and 0 < clock.move_ms <= 20_000
+    assert clock.deadline_unix_ms == decision.view.seats[seat].deadline_ms
