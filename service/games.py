@@ -64,7 +64,7 @@ from cardgames.engine.core.protocol import (
 )
 from cardgames.engine.core.registry import UnknownGame, get_game
 from cardgames.engine.core.replay import fold, new_match
-from cardgames.engine.core.events import TokenReissued
+from cardgames.engine.core.events import ClockMarked, TokenReissued
 from cardgames.engine.core.seat_events import SeatRules, with_seat_events
 from cardgames.engine.core.time_control import TimeControl, TimeControlError, parse_time_control
 from cardgames.service.audit.logfile import log_header, reveal, seat_values, with_genesis
@@ -522,9 +522,11 @@ def servable(rules: GameRules, game: str, events: Sequence[Any], state: Any) -> 
     send what the game holds (a number past int32 used to be written, and every later read of
     the game failed). The events' and view's ints are the only values that can miss their
     fields, and they can only do that with 10 digits or more: the batch and view are encoded
-    to their messages when their JSON (a few microseconds) holds such a run of digits.
+    to their messages when their JSON (a few microseconds) holds such a run of digits. A clock
+    mark's times are Unix milliseconds (13 digits) in int64 fields: marks are left out of the test.
     """
     view = rules.view(state, None)
+    events = [event for event in events if type(event) is not ClockMarked]
     if _LONG_NUMBER.search(msgspec.json.encode((events, view))) is None:
         return
     try:

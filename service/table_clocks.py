@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from contextlib import aclosing, suppress
 from dataclasses import dataclass, field
 from typing import Any
@@ -73,8 +74,9 @@ class TableClocks:
         self._cursor = 0
         self._scanner: asyncio.Task[None] | None = None
         self._policies: dict[tuple[str, str, str], Any] = {}
-        #: Each timeout written here: (game id, seat, its deadline, the time it was written) in Unix ms.
-        self.timeouts: list[tuple[str, int, int, int]] = []
+        #: Each timeout written here: (game id, seat, its deadline, when it was decided: its batch's clock mark
+        #: holds that time to the millisecond), in Unix ms.
+        self.timeouts: list[tuple[str, int, int, float]] = []
         games.on_clocked = self.touch
 
     # -- which games -----------------------------------------------------------------
@@ -218,6 +220,7 @@ class TableClocks:
         now = self.games.now_ms()
         presence = list(live.presence)
         timed: list[tuple[int, int]] = []
+        decided: list[float] = []
 
         def decide(rules: GameRules, state: Any) -> list[Any] | None:
             if rules.is_over(state):
@@ -225,6 +228,7 @@ class TableClocks:
             for seat in rules.to_act(state):
                 end = None if seat in state.bots else deadline(control, state.clock, seat)
                 if end is not None and end <= now:
+                    decided.append(time.time_ns() / 1e6)
                     reason = TIMEOUT if seat < len(presence) and presence[seat] else DISCONNECTED
                     timed.append((seat, end))
                     return timeout_events(
@@ -244,7 +248,7 @@ class TableClocks:
         if written is not None and timed:
             seat, end = timed[-1]
             table.written.append(written)
-            self.timeouts.append((game_id, seat, end, self.games.now_ms()))
+            self.timeouts.append((game_id, seat, end, decided[-1]))
             log.info("game %s: seat %d ran out of time: %s", game_id, seat, control.on_timeout)
         self._arm(table)
         return written
