@@ -586,6 +586,8 @@ class Games:
         #: Called with a game's id when a game with a time control is created or loaded here, and after
         #: each batch of one (service/table_clocks.py: its timer and its bots).
         self.on_clocked: Callable[[str], None] | None = None
+        #: Games kept up to date with other processes' writes without a watcher (:meth:`follow`).
+        self.followed: set[UUID] = set()
         # Writes of concurrent commands share transactions (group commit); their threads mostly
         # wait for the one that writes, so there are many.
         self.group_commit = group_commit(store)
@@ -684,7 +686,8 @@ class Games:
         excess = len(self._live) - self.max_live
         if excess <= 0:
             return
-        for key in [key for key, old in self._live.items() if not old.subscribers and not old.lock.locked()][:excess]:
+        idle = [key for key, old in self._live.items() if not self._followed(old) and not old.lock.locked()]
+        for key in idle[:excess]:
             del self._live[key]
 
     def _retire(self, game_id: UUID) -> None:
@@ -693,7 +696,7 @@ class Games:
         while len(self._finished) > self.max_finished:
             old, _ = self._finished.popitem(last=False)
             live = self._live.get(old)
-            if live is not None and not live.subscribers and not live.lock.locked():
+            if live is not None and not self._followed(live) and not live.lock.locked():
                 del self._live[old]
 
     # -- creating ------------------------------------------------------------------
@@ -1158,17 +1161,17 @@ class Games:
         """The feed saw these games written up to these sequences: catch up the watched ones."""
         for game_id, sequence in written.items():
             live = self._live.get(game_id)
-            if live is not None and live.subscribers and sequence > live.sequence and not live.waking:
+            if live is not None and self._followed(live) and sequence > live.sequence and not live.waking:
                 live.waking = True
                 self._spawn(self._wake(live))
 
     def _on_resync(self) -> None:
         """The feed (re)opened its subscription: catch up every watched game once (service/feed.py)."""
-        self._on_written({key: 1 << 62 for key, live in self._live.items() if live.subscribers})
+        self._on_written({key: 1 << 62 for key, live in self._live.items() if self._followed(live)})
 
     async def _wake(self, live: _Live) -> None:
         delay = 0.1
-        while live.subscribers:
+        while self._followed(live):
             async with live.lock:
                 live.waking = False  # a notification from now on needs another read
                 try:
@@ -1179,6 +1182,20 @@ class Games:
             await asyncio.sleep(delay)  # the store is down: the watchers wait, retry later
             delay = min(delay * 2, 5.0)
         live.waking = False
+
+    def _followed(self, live: _Live) -> bool:
+        """Whether the game is kept up to date with other processes' writes: it has watchers, or the table
+        clocks follow it (:attr:`followed`)."""
+        return bool(live.subscribers) or live.game_id in self.followed
+
+    def follow(self, game_id: str, following: bool = True) -> None:
+        """Keep a game cached and caught up with other processes' writes without a watcher (the table
+        clocks: ``on_clocked`` is called after each catch-up), or stop."""
+        key = _game_uuid(game_id)
+        if following:
+            self.followed.add(key)
+        else:
+            self.followed.discard(key)
 
     def _publish(self, live: _Live, first: int, events: Sequence[Any], notes: Sequence[Note]) -> None:
         if not events:

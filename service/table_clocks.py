@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from contextlib import aclosing, suppress
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
@@ -58,7 +58,6 @@ class _Table:
     timer: asyncio.TimerHandle | None = None
     expiring: asyncio.Task[None] | None = None
     bot: asyncio.Task[None] | None = None
-    follow: asyncio.Task[None] | None = None
     over: bool = False
     #: The timeouts this process wrote (for tests and the bench).
     written: list[int] = field(default_factory=list)
@@ -124,7 +123,8 @@ class TableClocks:
         if table.timer is not None:
             table.timer.cancel()
         current = asyncio.current_task()
-        tasks = [task for task in (table.follow, table.expiring, table.bot) if task is not None and task is not current]
+        self.games.follow(table.game_id, False)
+        tasks = [task for task in (table.expiring, table.bot) if task is not None and task is not current]
         for task in tasks:
             task.cancel()
         for task in tasks:
@@ -136,29 +136,11 @@ class TableClocks:
         table = self._tables.get(game_id)
         if table is None:
             table = self._tables[game_id] = _Table(game_id)
-            table.follow = asyncio.get_running_loop().create_task(self._follow(table), name=f"table-{game_id}")
+            self.games.follow(game_id)  # other processes' writes reach this one: touch is called again
         self._arm(table)
 
     def following(self, game_id: str) -> bool:
         return game_id in self._tables
-
-    async def _follow(self, table: _Table) -> None:
-        """Watch the game as a spectator (so that another process's writes reach this one) until it ends."""
-        try:
-            items = await self.games.watch(table.game_id, None)
-            async with aclosing(items):
-                async for item in items:
-                    self._arm(table)
-                    if item.view.over:
-                        break
-        except ServiceError as error:
-            log.warning("game %s: its clock stops (%s)", table.game_id, error)
-        finally:
-            table.over = True
-            if table.timer is not None:
-                table.timer.cancel()
-            if self._tables.get(table.game_id) is table:
-                del self._tables[table.game_id]
 
     # -- the timer -------------------------------------------------------------------
 
@@ -175,7 +157,11 @@ class TableClocks:
         if table.over or live is None:
             return
         rules, state = live.rules, live.state
-        if rules.is_over(state):
+        if rules.is_over(state):  # the match ended: nothing more to time or to play
+            table.over = True
+            self.games.follow(table.game_id, False)
+            if self._tables.get(table.game_id) is table:
+                del self._tables[table.game_id]
             return
         to_act = rules.to_act(state)
         bots = state.bots

@@ -8,6 +8,8 @@ tests/clocks/test_e2e.py).
 from __future__ import annotations
 
 import asyncio
+import shutil
+import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,7 @@ import pytest
 from cardgames.engine.core.events import ClockMarked, SeatHandedOver, SeatTimedOut, TokenReissued
 from cardgames.service import seat_lifecycle
 from cardgames.service.audit.export import from_result
+from cardgames.service.audit.logfile import write_log
 from cardgames.service.audit.verify import Failure, verify
 from cardgames.service.games import DeadlinePassed, Games, InvalidRequest, NotNow, Rejected, WrongToken
 from cardgames.service.store import EventStore
@@ -276,3 +279,19 @@ async def test_a_tampered_clock_does_not_verify(table: tuple[Games, TableClocks,
     rechain(log)
     with pytest.raises(Failure, match="before its deadline"):
         verify(log)
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node (20+) is not installed")
+async def test_the_javascript_verifier_reads_a_clocked_log(
+    tmp_path: Path, table: tuple[Games, TableClocks, Clock]
+) -> None:
+    games, clocks, clock = table
+    created = await games.create("all_fours", players=2, time_control={"move_ms": 1_000, "on_timeout": "bot_plays"})
+    await _until_over(games, clocks, clock, created.game_id)
+    log = from_result(await games.log(created.game_id, None))
+    path = tmp_path / "clocked.ndjson"
+    with path.open("wb") as out:
+        write_log(out, log)
+    verifier = Path(__file__).resolve().parents[2] / "clients" / "verifier-js" / "verify.mjs"
+    result = subprocess.run(["node", str(verifier), str(path)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and result.stdout.startswith("OK"), result.stdout + result.stderr
