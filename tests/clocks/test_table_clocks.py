@@ -295,3 +295,39 @@ async def test_the_javascript_verifier_reads_a_clocked_log(
     verifier = Path(__file__).resolve().parents[2] / "clients" / "verifier-js" / "verify.mjs"
     result = subprocess.run(["node", str(verifier), str(path)], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0 and result.stdout.startswith("OK"), result.stdout + result.stderr
+
+
+async def test_a_reloaded_game_has_its_clocks_and_bots_from_the_log_and_snapshots(tmp_path: Path) -> None:
+    """What a restarted server folds (with snapshots every 3 events) is what the running one held."""
+    url = f"sqlite:///{tmp_path / 'games.sqlite'}"
+    clock = Clock()
+    games = Games(EventStore.from_url(url), snapshot_every=3)
+    games.now_ms = clock
+    clocks = TableClocks(games, scan_every=0)
+    try:
+        created = await games.create("all_fours", players=2, time_control={"move_ms": 1_000, "bot": "random"})
+        seat = (await games.view(created.game_id, None)).to_act[0]
+        clock.now += 1_000
+        await clocks.expire_due()
+        for _ in range(100):  # the bot plays a few moves for the seat
+            live = await games._get(created.game_id)
+            if live.sequence > 30:
+                break
+            clock.now += 1_000
+            await clocks.expire_due()
+            await asyncio.sleep(0.005)
+        await clocks.close()
+        await asyncio.sleep(0.05)  # the snapshots' writes
+        live = await games._get(created.game_id)
+        state, sequence = live.state, live.sequence
+        assert state.bots.get(seat) == "random" and state.clock is not None
+    finally:
+        await clocks.close()
+        await games.close()
+    again = Games(EventStore.from_url(url), snapshot_every=3)
+    try:
+        reloaded = await again._get(created.game_id)
+        assert reloaded.sequence == sequence
+        assert reloaded.state.clock == state.clock and reloaded.state.bots == state.bots
+    finally:
+        await again.close()
