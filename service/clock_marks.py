@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cardgames.engine.core.events import SeatHandedOver
-from cardgames.engine.core.protocol import GameRules, RejectionCode, reject
+from cardgames.engine.core.protocol import GameRules
 from cardgames.engine.core.replay import fold
 from cardgames.engine.core.time_control import TimeControl, deadline, mark_after, parse_time_control, remaining
 
@@ -98,12 +98,3 @@ def seat_clocks(
             )
         )
     return tuple(clocks)
-
-
-def deadline_passed(seat: int, late_ms: int) -> Any:
-    """The rejection of a command that came ``late_ms`` after its seat's deadline."""
-    return reject(
-        RejectionCode.NOT_YOUR_TURN,
-        f"seat {seat} answered {late_ms} ms after its deadline: the clock's consequence applies",
-        "clock",
-    )

@@ -39,7 +39,8 @@ import msgspec
 
 from cardgames.engine.core.events import AUTO_MOVE, DISCONNECTED, FORFEIT, TIMEOUT, ClockCharged
 from cardgames.engine.core.seat_events import timeout_events
-from cardgames.service.games import DeadlinePassed, Games, ServiceError, WorkDeadline, WorkerFailed, WorkersBusy
+from cardgames.service.errors import DeadlinePassed
+from cardgames.service.games import Games, ServiceError, WorkDeadline, WorkerFailed, WorkersBusy
 from cardgames.service.tournament.log import ClockOptions
 
 log = logging.getLogger(__name__)
@@ -95,7 +96,7 @@ class ClockKeeper:
         """Keep the clock of a match (again after a restart: the banks come from its log)."""
         if game_id in self._matches and not self._matches[game_id].over:
             return
-        live = await self.games._get(game_id)
+        live = await self.games.game(game_id)
         banks_now: dict[int, int] = getattr(live.state, "banks", {}) or {}
         players = len(tokens)
         now = self.now()

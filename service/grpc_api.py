@@ -4,12 +4,6 @@ Authentication: a seat's token goes in the call metadata under ``cardgames-token
 Without it the caller is a spectator (GetView, Watch, GetLog show the public view);
 SubmitCommand and ListLegalCommands need it.
 
-Errors are rich: the status carries a ``google.rpc.Status`` (grpcio-status) whose details
-hold a ``google.rpc.ErrorInfo`` with domain ``cardgames``, ``reason`` an UPPER_SNAKE_CASE
-constant and ``metadata`` with what else is known; a rules rejection also carries a
-``cardgames.v1.Rejection``. The reasons and their gRPC codes:
-
-=====================  ===================  ===============================================
 reason                 gRPC code            when
 =====================  ===================  ===============================================
 GAME_OVER              FAILED_PRECONDITION  the match has ended (FORMAT.md ``game_over``)
@@ -53,126 +47,42 @@ OWNER_TOKEN_REQUIRED   PERMISSION_DENIED    ReissueToken without the owner token
 For a rejection, ``metadata`` holds ``code`` (the FORMAT.md code as written there),
 ``rule`` and ``message``; for STALE_SEQUENCE, ``expected`` and ``sequence`` (the latest).
 No refused call writes anything.
+=======
+Errors are rich statuses (service/grpc_errors.py has the reasons and their gRPC codes).
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import aclosing
-from functools import wraps
 from typing import Any, TypeVar
 
 import grpc
 import msgspec
 from cardgames import wire
-from cardgames.v1 import bots_pb2, common_pb2, game_service_pb2, game_service_pb2_grpc
-from google.protobuf import any_pb2
+from cardgames.v1 import bots_pb2, game_service_pb2, game_service_pb2_grpc
 from google.protobuf.message import Message
-from google.rpc import code_pb2, error_details_pb2, status_pb2
-from grpc_status import rpc_status
 
 from cardgames.engine.core.echo import clip, echo
 from cardgames.engine.core.protocol import Malformed
 from cardgames.service import seat_lifecycle
-from cardgames.service.clock_marks import SeatClock
 from cardgames.service.games import (
     EntropyStatus,
     Entry,
-    GameNotFoundError,
     Games,
     InvalidOptions,
-    InvalidRequest,
     LogResult,
-    MissingToken,
-    NotNow,
-    Rejected,
     ServiceError,
-    StaleSequenceError,
-    StoreUnavailable,
-    UnknownGameError,
-    Unservable,
     ViewResult,
-    WorkDeadline,
-    WorkerFailed,
-    WorkersBusy,
-    WrongToken,
 )
+from cardgames.service.grpc_errors import DOMAIN, TOKEN_METADATA, error_status, token_of, unary
+from cardgames.service.grpc_tables import bot_name, seat_status, time_control_data, time_control_message
 
-TOKEN_METADATA = "cardgames-token"
-DOMAIN = "cardgames"
+__all__ = ["DOMAIN", "SERVICE_NAME", "TOKEN_METADATA", "GameServiceApi", "error_status"]
+
 SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
 
-R = TypeVar("R")
 M = TypeVar("M", bound=Message)
-
-_CODES: dict[type[ServiceError], int] = {
-    seat_lifecycle.OwnerTokenRequired: code_pb2.PERMISSION_DENIED,
-    UnknownGameError: code_pb2.INVALID_ARGUMENT,
-    InvalidOptions: code_pb2.INVALID_ARGUMENT,
-    InvalidRequest: code_pb2.INVALID_ARGUMENT,
-    GameNotFoundError: code_pb2.NOT_FOUND,
-    MissingToken: code_pb2.UNAUTHENTICATED,
-    WrongToken: code_pb2.PERMISSION_DENIED,
-    StaleSequenceError: code_pb2.ABORTED,
-    StoreUnavailable: code_pb2.UNAVAILABLE,
-    NotNow: code_pb2.FAILED_PRECONDITION,
-    Unservable: code_pb2.OUT_OF_RANGE,
-    WorkDeadline: code_pb2.DEADLINE_EXCEEDED,
-    WorkersBusy: code_pb2.RESOURCE_EXHAUSTED,
-    WorkerFailed: code_pb2.UNAVAILABLE,
-}
-_REJECTION_CODES = {"INVALID_COMMAND": code_pb2.INVALID_ARGUMENT}
-
-
-def error_status(error: ServiceError) -> grpc.Status:
-    """The rich status of a refused call: ErrorInfo (and the Rejection of a rules refusal).
-
-    Every text in it is clipped to ``MESSAGE_BYTES`` (engine/core/echo.py): a message that
-    repeats a client's input never grows with it, and the status always fits the trailers
-    (a peer drops trailers past 8-16 KB, and the caller would get RESOURCE_EXHAUSTED instead).
-    """
-    if isinstance(error, Rejected):
-        code = _REJECTION_CODES.get(error.reason, code_pb2.FAILED_PRECONDITION)
-    else:
-        code = next((c for kind, c in _CODES.items() if isinstance(error, kind)), code_pb2.INVALID_ARGUMENT)
-    metadata = {key: clip(value) for key, value in error.metadata.items()}
-    details = [error_details_pb2.ErrorInfo(reason=error.reason, domain=DOMAIN, metadata=metadata)]
-    if isinstance(error, Rejected):
-        rejection = error.rejection
-        details.append(
-            wire.to_message(
-                common_pb2.Rejection,
-                {"code": rejection.code.value, "reason": rejection.code.value,
-                 "message": clip(rejection.message), "rule": clip(rejection.rule)},
-            )
-        )
-    packed = []
-    for detail in details:
-        any_detail = any_pb2.Any()
-        any_detail.Pack(detail)
-        packed.append(any_detail)
-    return rpc_status.to_status(status_pb2.Status(code=code, message=clip(error.message), details=packed))
-
-
-def _token(context: grpc.aio.ServicerContext) -> str | None:
-    for key, value in context.invocation_metadata() or ():
-        if key == TOKEN_METADATA:
-            return value if isinstance(value, str) else value.decode("utf-8", "replace")
-    return None
-
-
-def _unary(
-    method: Callable[[Any, Any, grpc.aio.ServicerContext], Awaitable[R]],
-) -> Callable[[Any, Any, grpc.aio.ServicerContext], Awaitable[R]]:
-    @wraps(method)
-    async def handler(self: Any, request: Any, context: grpc.aio.ServicerContext) -> R:
-        try:
-            return await method(self, request, context)
-        except ServiceError as error:
-            await context.abort_with_status(error_status(error))
-            raise  # abort raises; this line is never reached
-
-    return handler
 
 
 def view_message(result: ViewResult) -> game_service_pb2.View:
@@ -191,50 +101,6 @@ def view_message(result: ViewResult) -> game_service_pb2.View:
     if result.time_control is not None:
         message.time_control.CopyFrom(time_control_message(msgspec.to_builtins(result.time_control)))
     return message
-
-
-def seat_status(clock: SeatClock) -> game_service_pb2.SeatStatus:
-    return game_service_pb2.SeatStatus(
-        seat=clock.seat, remaining_ms=clock.remaining_ms, running=clock.running, deadline_ms=clock.deadline_ms,
-        bot=clock.bot, connected=clock.connected,
-    )
-
-
-_ON_TIMEOUT = {"bot_plays": game_service_pb2.ON_TIMEOUT_BOT_PLAYS, "forfeit": game_service_pb2.ON_TIMEOUT_FORFEIT,
-               "abort": game_service_pb2.ON_TIMEOUT_ABORT}
-_BOTS = {"random": game_service_pb2.BOT_STRENGTH_RANDOM, "heuristic": game_service_pb2.BOT_STRENGTH_HEURISTIC,
-         "search": game_service_pb2.BOT_STRENGTH_SEARCH}
-
-
-def time_control_message(control: Mapping[str, Any]) -> game_service_pb2.TimeControl:
-    """A time control's plain form (engine/core/time_control.py) as its message."""
-    return game_service_pb2.TimeControl(
-        initial_ms=control["initial_ms"], increment_ms=control["increment_ms"], move_ms=control["move_ms"],
-        on_timeout=_ON_TIMEOUT[control["on_timeout"]], bot=_BOTS[control["bot"]],
-    )
-
-
-def time_control_data(message: game_service_pb2.TimeControl) -> dict[str, Any]:
-    """A TimeControl message's plain form (unset enums: the defaults; unknown numbers: refused later)."""
-    on_timeout = {number: name for name, number in _ON_TIMEOUT.items()}
-    bots = {number: name for name, number in _BOTS.items()}
-    data: dict[str, Any] = {"initial_ms": message.initial_ms, "increment_ms": message.increment_ms,
-                            "move_ms": message.move_ms}
-    if message.on_timeout:
-        data["on_timeout"] = on_timeout.get(message.on_timeout, f"#{message.on_timeout}")
-    if message.bot:
-        data["bot"] = bots.get(message.bot, f"#{message.bot}")
-    return data
-
-
-def bot_name(strength: int) -> str:
-    """A BotStrength's name ("" for unspecified: the seat's own player)."""
-    if not strength:
-        return ""
-    names: dict[int, str] = {number: name for name, number in _BOTS.items()}
-    if strength not in names:
-        raise InvalidRequest(f"unknown bot strength {strength}", reason="INVALID_BOT")
-    return names[strength]
 
 
 def fill_entry(message: game_service_pb2.LogEntry, game: str, entry: Entry) -> game_service_pb2.LogEntry:
@@ -365,7 +231,7 @@ class GameServiceApi(game_service_pb2_grpc.GameServiceServicer):
     def __init__(self, games: Games) -> None:
         self.games = games
 
-    @_unary
+    @unary
     async def CreateGame(
         self, request: game_service_pb2.CreateGameRequest, context: grpc.aio.ServicerContext
     ) -> game_service_pb2.CreateGameResponse:
@@ -394,32 +260,32 @@ class GameServiceApi(game_service_pb2_grpc.GameServiceServicer):
             seed_commitment=created.seed_commitment, head=created.head, owner_token=created.owner_token,
         )
 
-    @_unary
+    @unary
     async def GetView(
         self, request: game_service_pb2.GetViewRequest, context: grpc.aio.ServicerContext
     ) -> game_service_pb2.GetViewResponse:
         sequence = request.sequence if request.HasField("sequence") else None
-        result = await self.games.view(request.game_id, _token(context), sequence)
+        result = await self.games.view(request.game_id, token_of(context), sequence)
         return game_service_pb2.GetViewResponse(view=view_message(result))
 
-    @_unary
+    @unary
     async def ListLegalCommands(  # type: ignore[override]  # (bytes: PreEncoded)
         self, request: game_service_pb2.ListLegalCommandsRequest, context: grpc.aio.ServicerContext
     ) -> game_service_pb2.ListLegalCommandsResponse | bytes:
-        result = await self.games.legal_commands(request.game_id, _token(context), request.offset, request.page_size,
+        result = await self.games.legal_commands(request.game_id, token_of(context), request.offset, request.page_size,
                                                  wire=_COMMANDS)
         response = game_service_pb2.ListLegalCommandsResponse(
             sequence=result.sequence, seat=result.seat, total=result.total, offset=result.offset
         )
         return with_commands(response, "commands", result.game, result.commands, result.encoded)
 
-    @_unary
+    @unary
     async def SubmitCommand(
         self, request: game_service_pb2.SubmitCommandRequest, context: grpc.aio.ServicerContext
     ) -> game_service_pb2.SubmitCommandResponse:
         game, command = command_data(request.command)
         expected = request.expected_sequence if request.HasField("expected_sequence") else None
-        accepted = await self.games.submit(request.game_id, _token(context), command, expected, for_game=game)
+        accepted = await self.games.submit(request.game_id, token_of(context), command, expected, for_game=game)
         response = game_service_pb2.SubmitCommandResponse(sequence=accepted.sequence, head=accepted.head)
         add_entries(response.events, accepted.game, accepted.entries)
         return response
@@ -429,7 +295,7 @@ class GameServiceApi(game_service_pb2_grpc.GameServiceServicer):
     ) -> AsyncIterator[game_service_pb2.WatchResponse]:
         after = request.after_sequence if request.HasField("after_sequence") else None
         try:
-            items = await self.games.watch(request.game_id, _token(context), after, presence=request.presence)
+            items = await self.games.watch(request.game_id, token_of(context), after, presence=request.presence)
         except ServiceError as error:
             await context.abort_with_status(error_status(error))
             return
@@ -442,55 +308,55 @@ class GameServiceApi(game_service_pb2_grpc.GameServiceServicer):
                 )
                 yield response
 
-    @_unary
+    @unary
     async def GetLog(
         self, request: game_service_pb2.GetLogRequest, context: grpc.aio.ServicerContext
     ) -> game_service_pb2.GetLogResponse:
-        result = await self.games.log(request.game_id, _token(context), request.after_sequence, request.limit)
+        result = await self.games.log(request.game_id, token_of(context), request.after_sequence, request.limit)
         return log_response(result)
 
-    @_unary
+    @unary
     async def CommitEntropy(
         self, request: game_service_pb2.CommitEntropyRequest, context: grpc.aio.ServicerContext
     ) -> game_service_pb2.CommitEntropyResponse:
-        status = await self.games.commit_entropy(request.game_id, _token(context), request.commitment)
+        status = await self.games.commit_entropy(request.game_id, token_of(context), request.commitment)
         return game_service_pb2.CommitEntropyResponse(status=entropy_message(status))
 
-    @_unary
+    @unary
     async def RevealEntropy(
         self, request: game_service_pb2.RevealEntropyRequest, context: grpc.aio.ServicerContext
     ) -> game_service_pb2.RevealEntropyResponse:
-        status = await self.games.reveal_entropy(request.game_id, _token(context), request.entropy)
+        status = await self.games.reveal_entropy(request.game_id, token_of(context), request.entropy)
         return game_service_pb2.RevealEntropyResponse(status=entropy_message(status))
 
-    @_unary
+    @unary
     async def Resign(
         self, request: game_service_pb2.ResignRequest, context: grpc.aio.ServicerContext
     ) -> game_service_pb2.ResignResponse:
-        written = await seat_lifecycle.resign(self.games, request.game_id, _token(context))
+        written = await seat_lifecycle.resign(self.games, request.game_id, token_of(context))
         return game_service_pb2.ResignResponse(sequence=written.sequence, head=written.head)
 
-    @_unary
+    @unary
     async def Abort(
         self, request: game_service_pb2.AbortRequest, context: grpc.aio.ServicerContext
     ) -> game_service_pb2.AbortResponse:
-        written = await seat_lifecycle.abort(self.games, request.game_id, _token(context))
+        written = await seat_lifecycle.abort(self.games, request.game_id, token_of(context))
         return game_service_pb2.AbortResponse(sequence=written.sequence, head=written.head)
 
-    @_unary
+    @unary
     async def HandOver(
         self, request: game_service_pb2.HandOverRequest, context: grpc.aio.ServicerContext
     ) -> game_service_pb2.HandOverResponse:
         seat = request.seat if request.HasField("seat") else None
-        written = await seat_lifecycle.hand_over(self.games, request.game_id, _token(context), seat,
+        written = await seat_lifecycle.hand_over(self.games, request.game_id, token_of(context), seat,
                                                  bot_name(request.bot))
         return game_service_pb2.HandOverResponse(sequence=written.sequence, head=written.head)
 
-    @_unary
+    @unary
     async def ReissueToken(
         self, request: game_service_pb2.ReissueTokenRequest, context: grpc.aio.ServicerContext
     ) -> game_service_pb2.ReissueTokenResponse:
         seat = request.seat if request.HasField("seat") else None
-        written = await seat_lifecycle.reissue_token(self.games, request.game_id, _token(context), seat)
+        written = await seat_lifecycle.reissue_token(self.games, request.game_id, token_of(context), seat)
         return game_service_pb2.ReissueTokenResponse(seat_token=written.token, sequence=written.sequence,
                                                      head=written.head)

@@ -33,21 +33,16 @@ from cardgames.service.games import (
     MissingToken,
     NotNow,
     Rejected,
-    ServiceError,
+    StaleSequenceError,
     WrongToken,
-    _stale,
     token_hash,
 )
-from cardgames.service.store import TokenRecord
+from cardgames.service.errors import OwnerTokenRequired
+from cardgames.service.games.auth import seat_required
+from cardgames.service.seat_store import TokenRecord
 
 #: Attempts of a lifecycle call that meets another process's write.
 ATTEMPTS = 3
-
-
-class OwnerTokenRequired(ServiceError):
-    """The call needs the game's owner token (PERMISSION_DENIED)."""
-
-    reason = "OWNER_TOKEN_REQUIRED"
 
 
 @dataclass(frozen=True)
@@ -91,19 +86,18 @@ async def _write(
             return events
 
         sequence = await games.record(game_id, expected, counted, token=token)
-        live = await games._get(game_id)
+        live = await games.game(game_id)
         if sequence is not None or produced == [False]:
             return Written(live.sequence, live.head.hex())
         if expected is not None:
-            raise _stale(live, expected)
-    raise _stale(live, live.sequence)
+            raise StaleSequenceError.at(expected, live.sequence)
+    raise StaleSequenceError.at(live.sequence, live.sequence)
 
 
 async def resign(games: Games, game_id: str, token: str | None) -> Written:
     """The token's seat resigns."""
-    live = await games._fresh(game_id)
-    seat = games._seat(live, token, required=True)
-    assert seat is not None
+    live = await games.fresh(game_id)
+    seat = seat_required(live, token)
 
     def decide(rules: GameRules, state: Any) -> list[Any]:
         _over(rules, state)
@@ -114,11 +108,11 @@ async def resign(games: Games, game_id: str, token: str | None) -> Written:
 
 async def abort(games: Games, game_id: str, token: str | None) -> Written:
     """Call the match off before any seat played (a seat's token or the owner token)."""
-    live = await games._fresh(game_id)
-    by = None if _owner(live, token) else games._seat(live, token, required=True)
+    live = await games.fresh(game_id)
+    by = None if _owner(live, token) else seat_required(live, token)
     _over(live.rules, live.state)
     sequence = live.sequence
-    log = await games._run(games.store.log, live.game_id, live.rules, 0, sequence)
+    log = await games.read(games.store.log, live.game_id, live.rules, 0, sequence)
     if any(note.command is not None for _, note in log):
         raise NotNow("a seat has played: the match can no longer be aborted (resign instead)", reason="PLAY_BEGAN")
 
@@ -135,12 +129,12 @@ async def hand_over(games: Games, game_id: str, token: str | None, seat: int | N
         raise InvalidRequest(
             f"the bot is one of {', '.join(BOT_STRENGTHS)}, or none to hand a seat back", reason="INVALID_BOT"
         )
-    live = await games._fresh(game_id)
+    live = await games.fresh(game_id)
     if _owner(live, token):
         if seat is None:
             raise InvalidRequest("with the owner token, name the seat to hand over", reason="INVALID_SEAT")
     else:
-        own = games._seat(live, token, required=True)
+        own = seat_required(live, token)
         if seat is not None and seat != own:
             raise WrongToken("a seat's token hands over only its own seat (the owner token hands over any)")
         seat = own
@@ -156,7 +150,7 @@ async def hand_over(games: Games, game_id: str, token: str | None, seat: int | N
 
 async def reissue_token(games: Games, game_id: str, token: str | None, seat: int | None) -> Written:
     """A new token for ``seat`` (the owner token only); the old one stops working."""
-    live = await games._fresh(game_id)
+    live = await games.fresh(game_id)
     if not token:
         raise MissingToken("ReissueToken acts for the game's owner: send the owner token in cardgames-token")
     if not _owner(live, token):

@@ -29,7 +29,6 @@ import time
 from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
-from uuid import UUID
 
 import msgspec
 
@@ -37,7 +36,8 @@ from cardgames.engine.core.events import DISCONNECTED, TIMEOUT
 from cardgames.engine.core.protocol import GameRules
 from cardgames.engine.core.seat_events import timeout_events
 from cardgames.engine.core.time_control import TimeControl, deadline
-from cardgames.service.games import Games, ServiceError, StoreUnavailable
+from cardgames.service import seat_store
+from cardgames.service.games import Games, LiveGame, ServiceError, StoreUnavailable
 from cardgames.service.tournament.players import decision_rng, policy_for
 
 log = logging.getLogger(__name__)
@@ -90,13 +90,13 @@ class TableClocks:
         """Follow the clocked games written since the last scan; returns how many were new here."""
         new = 0
         while True:
-            ids, cursor = await self.games._run(self.games.store.clocked_games, self._cursor)
+            ids, cursor = await self.games.read(seat_store.clocked_games, self.games.store, self._cursor)
             self._cursor = cursor
             for game_id in ids:
                 if str(game_id) not in self._tables:
                     new += 1
                     with suppress(ServiceError):
-                        await self.games._get(str(game_id))  # loading it calls touch
+                        await self.games.game(str(game_id))  # loading it calls touch
             if len(ids) < 1000:
                 return new
 
@@ -123,7 +123,9 @@ class TableClocks:
         if table.timer is not None:
             table.timer.cancel()
         current = asyncio.current_task()
-        self.games.follow(table.game_id, False)
+        live = self.games.cached(table.game_id)
+        if live is not None:
+            live.followed = False
         tasks = [task for task in (table.expiring, table.bot) if task is not None and task is not current]
         for task in tasks:
             task.cancel()
@@ -131,12 +133,15 @@ class TableClocks:
             with suppress(asyncio.CancelledError, Exception):
                 await task
 
-    def touch(self, game_id: str) -> None:
+    def touch(self, live: LiveGame) -> None:
         """A clocked game was created, loaded or written here: follow it, arm its timer again."""
+        game_id = str(live.game_id)
         table = self._tables.get(game_id)
         if table is None:
+            if live.rules.is_over(live.state):
+                return
             table = self._tables[game_id] = _Table(game_id)
-            self.games.follow(game_id)  # other processes' writes reach this one: touch is called again
+            live.followed = True  # other processes' writes reach this one: touch is called again
         self._arm(table)
 
     def following(self, game_id: str) -> bool:
@@ -145,7 +150,7 @@ class TableClocks:
     # -- the timer -------------------------------------------------------------------
 
     def _live(self, table: _Table) -> Any:
-        live = self.games._live.get(UUID(table.game_id))
+        live = self.games.cached(table.game_id)
         return live if live is not None and live.state is not None else None
 
     def _arm(self, table: _Table) -> None:
@@ -159,7 +164,7 @@ class TableClocks:
         rules, state = live.rules, live.state
         if rules.is_over(state):  # the match ended: nothing more to time or to play
             table.over = True
-            self.games.follow(table.game_id, False)
+            live.followed = False
             if self._tables.get(table.game_id) is table:
                 del self._tables[table.game_id]
             return
@@ -251,7 +256,7 @@ class TableClocks:
     async def _bot_move(self, table: _Table, seat: int, sequence: int, strength: str) -> None:
         """The bot's command for ``seat`` at ``sequence`` (nothing when the game moved on meanwhile)."""
         try:
-            live = await self.games._get(table.game_id)
+            live = await self.games.game(table.game_id)
             if live.sequence != sequence:
                 return
             config = msgspec.convert(live.header.config, live.rules.Config)

@@ -40,7 +40,7 @@ def _time_control(header: pb.LogHeader) -> dict[str, Any] | None:
     """The header's time control in its plain form (every key: as the genesis hashed it)."""
     if not header.HasField("time_control"):
         return None
-    from cardgames.service.grpc_api import time_control_data  # the wire's enums, named once
+    from cardgames.service.grpc_tables import time_control_data  # the wire's enums, named once
 
     try:
         control = parse_time_control(time_control_data(header.time_control))

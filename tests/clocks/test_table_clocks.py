@@ -100,7 +100,7 @@ async def test_forfeit_on_time_ends_the_match_and_the_side_ranks_last(table: tup
     clock.now += 5_001
     assert await clocks.expire_due() == 1
     assert await clocks.expire_due() == 0  # exactly once
-    live = await games._get(created.game_id)
+    live = await games.game(created.game_id)
     assert live.rules.is_over(live.state)
     assert live.rules.outcome(live.state) == [1 if s % 2 == seat % 2 else 0 for s in range(4)]
     verify(from_result(await games.log(created.game_id, None)))
@@ -129,7 +129,7 @@ async def test_banks_increments_and_a_late_command(table: tuple[Games, TableCloc
     assert refused.value.reason == "DEADLINE_PASSED"
     assert (await games.view(created.game_id, None)).sequence == legal.sequence  # nothing written
     assert await clocks.expire_due() == 1
-    live = await games._get(created.game_id)
+    live = await games.game(created.game_id)
     assert live.state.aborted and live.rules.outcome(live.state) == [0, 0]
     verify(from_result(await games.log(created.game_id, None)))
 
@@ -151,7 +151,7 @@ async def test_bad_time_controls_are_refused_and_nothing_is_created(
     with pytest.raises(InvalidRequest) as refused:
         await games.create("seep", time_control=control)
     assert refused.value.reason == "INVALID_TIME_CONTROL"
-    assert not games._live
+    assert not len(games.cache)
 
 
 async def test_resign_abort_hand_over_and_reissue(table: tuple[Games, TableClocks, Clock]) -> None:
@@ -195,7 +195,7 @@ async def test_resign_abort_hand_over_and_reissue(table: tuple[Games, TableClock
     with pytest.raises(Rejected) as over:
         await seat_lifecycle.resign(games, game_id, tokens[0])
     assert over.value.reason == "GAME_OVER"
-    live = await games._get(game_id)
+    live = await games.game(game_id)
     assert live.rules.outcome(live.state) == [0, 0, 1]
     verify(from_result(await games.log(game_id, None)))
 
@@ -310,7 +310,7 @@ async def test_a_reloaded_game_has_its_clocks_and_bots_from_the_log_and_snapshot
         clock.now += 1_000
         await clocks.expire_due()
         for _ in range(100):  # the bot plays a few moves for the seat
-            live = await games._get(created.game_id)
+            live = await games.game(created.game_id)
             if live.sequence > 30:
                 break
             clock.now += 1_000
@@ -318,7 +318,7 @@ async def test_a_reloaded_game_has_its_clocks_and_bots_from_the_log_and_snapshot
             await asyncio.sleep(0.005)
         await clocks.close()
         await asyncio.sleep(0.05)  # the snapshots' writes
-        live = await games._get(created.game_id)
+        live = await games.game(created.game_id)
         state, sequence = live.state, live.sequence
         assert state.bots.get(seat) == "random" and state.clock is not None
     finally:
@@ -326,7 +326,7 @@ async def test_a_reloaded_game_has_its_clocks_and_bots_from_the_log_and_snapshot
         await games.close()
     again = Games(EventStore.from_url(url), snapshot_every=3)
     try:
-        reloaded = await again._get(created.game_id)
+        reloaded = await again.game(created.game_id)
         assert reloaded.sequence == sequence
         assert reloaded.state.clock == state.clock and reloaded.state.bots == state.bots
     finally:

@@ -1,0 +1,214 @@
+"""Commands: a seat's command decided by the rules and written, and batches the service decides itself.
+
+Per game, commands are applied one at a time (the live game's lock); the store's unique (game,
+sequence) key still guards against another process writing at the same sequence. The cache may
+be behind the store (another process wrote to a shared store, or a write's outcome is unknown):
+a command is decided on the cache, and caught up first only when that is known to be needed
+(the game is suspect, or the caller names a later sequence). A refusal on a shared store is
+decided again on the latest state before it is final, and a write that meets another process's
+write is decided again on the latest state (``SUBMIT_ATTEMPTS`` times in all) unless the caller
+named its ``expected_sequence``, which is then stale.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import msgspec
+
+from cardgames.engine.core.commands import parse_command
+from cardgames.engine.core.protocol import GameRules, Malformed, Rejection
+from cardgames.engine.core.replay import fold
+from cardgames.service import seat_store
+from cardgames.service.clock_marks import late, seal, taking_back
+from cardgames.service.errors import DeadlinePassed, Rejected, StaleSequenceError, StoreUnavailable
+from cardgames.service.games.auth import seat_required
+from cardgames.service.games.bounds import servable
+from cardgames.service.games.cache import LiveGames
+from cardgames.service.games.disclosure import Disclosure
+from cardgames.service.games.executor import StoreExecutor
+from cardgames.service.games.live import LiveGame
+from cardgames.service.games.results import Accepted, entries_for
+from cardgames.service.store import Note, StaleSequence
+
+#: Attempts of a command sent without expected_sequence that meets another process's write.
+SUBMIT_ATTEMPTS = 3
+
+#: The clocks' hook (service/clocks.py): called with (live game, seat, events) before a seat's
+#: command is written, lock held; may refuse it (a ServiceError) or add events after the batch.
+ClockHook = Callable[[LiveGame, int, list[Any]], list[Any]]
+
+
+class Commands:
+    """Writes the games' batches (see the module's docstring)."""
+
+    def __init__(self, games: LiveGames, executor: StoreExecutor, disclosure: Disclosure) -> None:
+        self.games = games
+        self.executor = executor
+        self.disclosure = disclosure
+        self.clock_hook: ClockHook | None = None
+
+    async def submit(
+        self,
+        game_id: str,
+        token: str | None,
+        command: Mapping[str, Any] | Malformed,
+        expected_sequence: int | None = None,
+        *,
+        for_game: str | None = None,
+    ) -> Accepted:
+        """Apply one command for the token's seat; raises a ServiceError (nothing written) otherwise.
+
+        ``for_game`` is the game the command was written for (the wire's oneof): another game's
+        command is malformed here.
+        """
+        live = await self.games.get(game_id)
+        if not live.started:
+            live = await self.games.fresh(game_id)  # MATCH_NOT_STARTED, unless another process started it
+        seat = seat_required(live, token)
+        return await self.submit_as(live, seat, command, expected_sequence, for_game=for_game)
+
+    async def submit_for_bot(
+        self, game_id: str, seat: int, command: Mapping[str, Any], expected_sequence: int
+    ) -> Accepted:
+        """A built-in bot's command for ``seat`` (a seat a bot plays: service/table_clocks.py): no token, and
+        its time is not charged to the seat's bank."""
+        live = await self.games.fresh(game_id)
+        return await self.submit_as(live, seat, command, expected_sequence, by_bot=True)
+
+    async def submit_as(
+        self, live: LiveGame, seat: int, command: Mapping[str, Any] | Malformed, expected_sequence: int | None,
+        *, for_game: str | None = None, by_bot: bool = False,
+    ) -> Accepted:
+        """:meth:`submit` for a seat already known (``by_bot``: its bot's command)."""
+        game = live.header.game
+        if for_game is not None and for_game != game and not isinstance(command, Malformed):
+            command = Malformed(f"a {for_game} command sent to a {game} game", type=command.get("type"))
+        parsed = command if isinstance(command, Malformed) else parse_command(live.rules, command)
+        async with live.lock:
+            fresh = live.suspect or (expected_sequence is not None and expected_sequence > live.sequence)
+            if fresh:
+                await self.games.catch_up(live)
+            attempts = 0
+            while True:
+                attempts += 1
+                events, state, fresh = await self._decide(live, seat, parsed, expected_sequence, fresh, by_bot)
+                recorded = msgspec.to_builtins(parsed)  # the command as the rules read it
+                notes = live.chain(live.sequence + 1, events, seat, recorded)
+                try:
+                    await self._write(live, events, (seat, recorded), notes)
+                    break
+                except StaleSequence:
+                    await self.games.catch_up(live)  # another process wrote first: reload what it wrote
+                    fresh = True
+                    if expected_sequence is not None or attempts >= SUBMIT_ATTEMPTS:
+                        stale = live.sequence if expected_sequence is None else expected_sequence
+                        raise StaleSequenceError.at(stale, live.sequence) from None
+                    # no sequence was asked for: decide again on the latest state
+            first = live.advance(events, notes, state)
+            sequence = live.sequence
+            self.games.save_snapshot(live, first)
+        over = live.rules.is_over(state)
+        entries = entries_for(live.rules, first, events, seat, await self.disclosure.disclosed(live, over), notes)
+        return Accepted(game, seat, sequence, entries, notes[-1].hash)
+
+    async def _decide(
+        self, live: LiveGame, seat: int, command: Any, expected: int | None, fresh: bool, by_bot: bool = False
+    ) -> tuple[list[Any], Any, bool]:
+        """The command's batch on the live state and the state after it (clock events included), and
+        whether the live game is known to be fresh now: a refusal on a shared store is decided again on
+        the latest state before it is final."""
+        while True:
+            if expected is not None and expected != live.sequence:
+                raise StaleSequenceError.at(expected, live.sequence)
+            outcome = live.rules.decide(live.state, seat, command)
+            if not isinstance(outcome, Rejection):
+                break
+            if fresh or not self.games.shared:
+                raise Rejected(outcome)
+            await self.games.catch_up(live)
+            fresh = True
+        events = list(outcome)
+        control = live.control
+        if control is not None:  # the game's time control: too late, or the batch's clock mark
+            now = self.games.now_ms()
+            late_ms = None if by_bot else late(control, live.state, seat, now)
+            if late_ms is not None:
+                raise DeadlinePassed(seat, 0, late_ms=late_ms)
+            charged = not by_bot and seat not in live.state.bots
+            events, state = seal(live.rules, control, live.header.players, live.state,
+                                 [*events, *taking_back(live.state, seat, by_bot)], seat, charged, now)
+        else:
+            state = fold(live.rules, live.state, events)
+        servable(live.rules, live.header.game, events, state)  # before the clocks count the move
+        if self.clock_hook is not None:
+            hooked = self.clock_hook(live, seat, events)
+            state = fold(live.rules, state, hooked[len(events):])  # the hook adds events after the batch
+            events = hooked
+        return events, state, fresh
+
+    async def record(
+        self, game_id: str, expected_sequence: int | None, decide: Callable[[GameRules, Any], Sequence[Any] | None],
+        *, token: seat_store.TokenRecord | None = None,
+    ) -> int | None:
+        """Write a batch the service decided itself, with no seat's command (a seat's clock ran out,
+        a seat resigned or was handed over, a token was reissued).
+
+        ``decide(rules, state)`` gives the batch's events on the state at ``expected_sequence``
+        (None: the latest; None or no events from ``decide``: nothing to write; it may raise a
+        ServiceError to refuse). Returns the new sequence, or None when nothing was written (the
+        game had moved on: the caller decides again on the new state). A game with a time control
+        gets the batch's clock mark. ``token``: a reissued token's hash, written in the same insert.
+        """
+        live = await self.games.get(game_id)
+        async with live.lock:
+            if live.suspect or self.games.shared:
+                await self.games.catch_up(live)
+            if expected_sequence is not None and expected_sequence != live.sequence:
+                return None
+            events = list(decide(live.rules, live.state) or ())
+            if not events:
+                return None
+            if live.control is not None:
+                events, state = seal(live.rules, live.control, live.header.players, live.state, events, None, False,
+                                     self.games.now_ms())
+            else:
+                state = fold(live.rules, live.state, events)
+            servable(live.rules, live.header.game, events, state)
+            notes = live.chain(live.sequence + 1, events)
+            try:
+                if token is None:
+                    await self._write(live, events, None, notes)
+                else:
+                    version = live.state.reissued.get(token.seat, 0) + 1
+                    await self.executor.write(seat_store.reissue, self.executor.store, live.game_id, live.header.game,
+                                              live.sequence, events, [note.hash for note in notes], version, token)
+                    hashes = list(live.hashes())
+                    hashes[token.seat] = token.token_hash
+                    live.token_hashes = hashes
+                    live.seats_by_digest.clear()
+            except StaleSequence:
+                await self.games.catch_up(live)
+                return None
+            live.advance(events, notes, state)
+            return live.sequence
+
+    async def _write(
+        self, live: LiveGame, events: list[Any], command: tuple[int, Any] | None, notes: list[Note]
+    ) -> None:
+        """Write a batch after the live game's sequence (lock held): StaleSequence if another process did.
+
+        When the store fails or is late the live game is suspect: the insert may have happened.
+        """
+        hashes = [note.hash for note in notes]
+
+        def late() -> None:
+            live.suspect = True
+
+        try:
+            await self.executor.append(live.game_id, live.header.game, live.sequence, events, command, hashes,
+                                       on_late=late)
+        except StoreUnavailable:
+            live.suspect = True
+            raise
