@@ -1,18 +1,22 @@
-"""``cardgames serve [--address HOST:PORT] [--store URL] [--tls-cert F --tls-key F] [--rate-limit N]``.
+"""``cardgames serve [--address HOST:PORT] [--store URL] [--tls-cert F --tls-key F] [--rate-limit N]
+[--metrics HOST:PORT] [--log-format text|json]``.
 
 A malformed address or a port past 65535 exits with code 2, an address this process cannot
 listen on (a port another program or another server holds) with code 1: one line on stderr
 each, never a traceback and never a second listener on a held port (service/server.py).
+The same goes for the ``--metrics`` address (Prometheus over HTTP, service/metrics.py).
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 from pathlib import Path
 
 import typer
 
+from cardgames.service import logs
 from cardgames.service.guards import Limits
 from cardgames.service.native import native_build
 from cardgames.service.server import DEFAULT_ADDRESS, AddressError, CannotListen, parse_address, serve
@@ -68,13 +72,24 @@ def serve_command(
         DEFAULT_DEADLINE, "--work-deadline", envvar="CARDGAMES_WORK_DEADLINE", min=0.001,
         help="Seconds an engine worker's task may take (then DEADLINE_EXCEEDED, and the worker is replaced).",
     ),
+    metrics: str | None = typer.Option(
+        None, "--metrics", envvar="CARDGAMES_METRICS", metavar="HOST:PORT",
+        help="Serve Prometheus metrics over HTTP at http://HOST:PORT/metrics (port 0: any; default: none).",
+    ),
+    log_format: logs.Format = typer.Option(
+        logs.Format.text, "--log-format", envvar="CARDGAMES_LOG_FORMAT",
+        help="Log lines on stderr: text, or json (one JSON object per line).",
+    ),
 ) -> None:
     """Serve the GameService over gRPC (with health and reflection) until interrupted."""
-    try:
-        parse_address(address)
-    except AddressError as error:
-        typer.echo(f"cardgames serve: {error}", err=True)
-        raise typer.Exit(code=2) from None
+    for option, where in (("", address), ("--metrics: ", metrics)):
+        try:
+            if where is not None:
+                parse_address(where)
+        except AddressError as error:
+            typer.echo(f"cardgames serve: {option}{error}", err=True)
+            raise typer.Exit(code=2) from None
+    logs.configure(log_format)
     if (tls_cert is None) != (tls_key is None):
         typer.echo("cardgames serve: --tls-cert and --tls-key go together", err=True)
         raise typer.Exit(code=2)
@@ -86,7 +101,10 @@ def serve_command(
             typer.echo(f"cardgames serve: {error}", err=True)
             raise typer.Exit(code=2) from error
     build = native_build()
-    typer.echo(f"cardgames serve: {build.describe()}", err=True)  # (stdout starts with the serving line)
+    if log_format is logs.Format.json:
+        logging.getLogger("cardgames.service.native").info(build.describe())
+    else:
+        typer.echo(f"cardgames serve: {build.describe()}", err=True)  # (stdout starts with the serving line)
     limits = (Limits(rate_limit, rate_burst or 2 * rate_limit, max_streams, address_limit or None)
               if rate_limit > 0 else None)
     try:
@@ -96,7 +114,7 @@ def serve_command(
         raise typer.Exit(code=2) from error
     try:
         asyncio.run(serve(address, event_store, lambda line: typer.echo(line, err=False), tls=tls, limits=limits,
-                          workers=Workers(workers or None, work_deadline)))
+                          workers=Workers(workers or None, work_deadline), metrics=metrics))
     except CannotListen as error:
         typer.echo(f"cardgames serve: {error}", err=True)
         raise typer.Exit(code=1) from None

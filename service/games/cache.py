@@ -82,6 +82,10 @@ class LiveGames:
         """The game if it is cached (nothing loaded, nothing caught up)."""
         return self._live.get(game_id if isinstance(game_id, UUID) else game_uuid(game_id))
 
+    def all(self) -> list[LiveGame]:
+        """Every cached game (a copy of the list, made at once)."""
+        return list(self._live.values())
+
     def watched(self) -> list[LiveGame]:
         """The cached games someone watches (or the table clocks follow)."""
         return [live for live in self._live.values() if live.subscribers or live.followed]
