@@ -4,50 +4,6 @@ Authentication: a seat's token goes in the call metadata under ``cardgames-token
 Without it the caller is a spectator (GetView, Watch, GetLog show the public view);
 SubmitCommand and ListLegalCommands need it.
 
-reason                 gRPC code            when
-=====================  ===================  ===============================================
-GAME_OVER              FAILED_PRECONDITION  the match has ended (FORMAT.md ``game_over``)
-NOT_YOUR_TURN          FAILED_PRECONDITION  FORMAT.md ``not_your_turn``
-ILLEGAL_MOVE           FAILED_PRECONDITION  FORMAT.md ``illegal_move``
-INVALID_COMMAND        INVALID_ARGUMENT     FORMAT.md ``invalid_command`` (also: no command,
-                                            another game's command)
-UNKNOWN_GAME           INVALID_ARGUMENT     CreateGame names no known game
-INVALID_OPTIONS        INVALID_ARGUMENT     unknown option values, a bad player count,
-                                            another game's options
-INVALID_SEED           INVALID_ARGUMENT     a seed that is not 64 hex digits
-INVALID_SETUP          INVALID_ARGUMENT     stacked decks or dealer the game cannot start from
-INVALID_SEQUENCE       INVALID_ARGUMENT     a sequence outside the log
-INVALID_GAME_ID        INVALID_ARGUMENT     a game id that is not a UUID
-GAME_NOT_FOUND         NOT_FOUND            no game with that id
-TOKEN_REQUIRED         UNAUTHENTICATED      the call acts for a seat and has no token
-TOKEN_INVALID          PERMISSION_DENIED    the token is not a seat token of the game
-STALE_SEQUENCE         ABORTED              expected_sequence is not the latest (retry)
-MALFORMED_REQUEST      INVALID_ARGUMENT     the request bytes are not the method's message
-RATE_LIMITED           RESOURCE_EXHAUSTED   over the caller's rate limit (RetryInfo)
-STORE_UNAVAILABLE      UNAVAILABLE          the store failed or timed out (disk full,
-                                            database down); a command's outcome is unknown
-OUT_OF_RANGE           OUT_OF_RANGE         a command whose events or view would hold a
-                                            number past its wire type (a game created
-                                            before the options' bounds); nothing written
-WORK_DEADLINE          DEADLINE_EXCEEDED    a costly listing (a crowded Seep floor under
-                                            B-7) took longer than the engine workers'
-                                            deadline (``cardgames serve --work-deadline``)
-WORKERS_BUSY           RESOURCE_EXHAUSTED   too many costly requests of the game (or in
-                                            all) wait for the engine workers already
-WORKER_FAILED          UNAVAILABLE          the engine workers could not do the work
-INVALID_TIME_CONTROL   INVALID_ARGUMENT     a negative, absurd or empty time control
-INVALID_SEAT           INVALID_ARGUMENT     HandOver or ReissueToken names no seat of the
-                                            match (or none with the owner token)
-INVALID_BOT            INVALID_ARGUMENT     an unknown bot strength
-PLAY_BEGAN             FAILED_PRECONDITION  Abort after a seat played
-DEADLINE_PASSED        FAILED_PRECONDITION  a command after its seat's deadline
-OWNER_TOKEN_REQUIRED   PERMISSION_DENIED    ReissueToken without the owner token
-=====================  ===================  ===============================================
-
-For a rejection, ``metadata`` holds ``code`` (the FORMAT.md code as written there),
-``rule`` and ``message``; for STALE_SEQUENCE, ``expected`` and ``sequence`` (the latest).
-No refused call writes anything.
-=======
 Errors are rich statuses (service/grpc_errors.py has the reasons and their gRPC codes).
 """
 

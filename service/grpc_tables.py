@@ -13,22 +13,35 @@ from cardgames.service.errors import InvalidRequest
 
 def seat_status(clock: SeatClock) -> game_service_pb2.SeatStatus:
     return game_service_pb2.SeatStatus(
-        seat=clock.seat, remaining_ms=clock.remaining_ms, running=clock.running, deadline_ms=clock.deadline_ms,
-        bot=clock.bot, connected=clock.connected,
+        seat=clock.seat,
+        remaining_ms=clock.remaining_ms,
+        running=clock.running,
+        deadline_ms=clock.deadline_ms,
+        bot=clock.bot,
+        connected=clock.connected,
     )
 
 
-_ON_TIMEOUT = {"bot_plays": game_service_pb2.ON_TIMEOUT_BOT_PLAYS, "forfeit": game_service_pb2.ON_TIMEOUT_FORFEIT,
-               "abort": game_service_pb2.ON_TIMEOUT_ABORT}
-_BOTS = {"random": game_service_pb2.BOT_STRENGTH_RANDOM, "heuristic": game_service_pb2.BOT_STRENGTH_HEURISTIC,
-         "search": game_service_pb2.BOT_STRENGTH_SEARCH}
+_ON_TIMEOUT = {
+    "bot_plays": game_service_pb2.ON_TIMEOUT_BOT_PLAYS,
+    "forfeit": game_service_pb2.ON_TIMEOUT_FORFEIT,
+    "abort": game_service_pb2.ON_TIMEOUT_ABORT,
+}
+_BOTS = {
+    "random": game_service_pb2.BOT_STRENGTH_RANDOM,
+    "heuristic": game_service_pb2.BOT_STRENGTH_HEURISTIC,
+    "search": game_service_pb2.BOT_STRENGTH_SEARCH,
+}
 
 
 def time_control_message(control: Mapping[str, Any]) -> game_service_pb2.TimeControl:
     """A time control's plain form (engine/core/time_control.py) as its message."""
     return game_service_pb2.TimeControl(
-        initial_ms=control["initial_ms"], increment_ms=control["increment_ms"], move_ms=control["move_ms"],
-        on_timeout=_ON_TIMEOUT[control["on_timeout"]], bot=_BOTS[control["bot"]],
+        initial_ms=control["initial_ms"],
+        increment_ms=control["increment_ms"],
+        move_ms=control["move_ms"],
+        on_timeout=_ON_TIMEOUT[control["on_timeout"]],
+        bot=_BOTS[control["bot"]],
     )
 
 
@@ -36,8 +49,11 @@ def time_control_data(message: game_service_pb2.TimeControl) -> dict[str, Any]:
     """A TimeControl message's plain form (unset enums: the defaults; unknown numbers: refused later)."""
     on_timeout = {number: name for name, number in _ON_TIMEOUT.items()}
     bots = {number: name for name, number in _BOTS.items()}
-    data: dict[str, Any] = {"initial_ms": message.initial_ms, "increment_ms": message.increment_ms,
-                            "move_ms": message.move_ms}
+    data: dict[str, Any] = {
+        "initial_ms": message.initial_ms,
+        "increment_ms": message.increment_ms,
+        "move_ms": message.move_ms,
+    }
     if message.on_timeout:
         data["on_timeout"] = on_timeout.get(message.on_timeout, f"#{message.on_timeout}")
     if message.bot:

@@ -39,6 +39,7 @@ from cardgames.service.games import (
 )
 from cardgames.service.errors import OwnerTokenRequired
 from cardgames.service.games.auth import seat_required
+from cardgames.service import seat_store
 from cardgames.service.seat_store import TokenRecord
 
 #: Attempts of a lifecycle call that meets another process's write.
@@ -145,6 +146,8 @@ async def hand_over(games: Games, game_id: str, token: str | None, seat: int | N
         _over(rules, state)
         return [] if state.bots.get(target, "") == bot else [SeatHandedOver(target, bot)]
 
+    if bot and live.control is None:  # its bot must go on after a restart: the table clocks find it
+        await games.write(seat_store.mark_clocked, games.store, live.game_id)
     return await _write(games, game_id, decide)
 
 

@@ -3,14 +3,15 @@
 * A reissued token: its SHA-256 (never the token) as the next record of the game's token stream,
   written in ONE insert with the batch of its ``token_reissued`` event (service/seat_lifecycle.py).
 * A game with a time control gets one marker record (topic :data:`CLOCKED_TOPIC`) in the insert
-  that creates it; :func:`clocked_games` finds them through the store's notification log, so a
-  process finds every clocked game at start (after a restart) and as other processes create them
-  (service/table_clocks.py).
+  that creates it (a game without one, when a seat is first handed to a bot); :func:`clocked_games`
+  finds them through the store's notification log, so a process finds every clocked game at start
+  (after a restart) and as other processes create them (service/table_clocks.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import suppress
 from typing import Any
 from uuid import UUID, uuid5
 
@@ -44,9 +45,22 @@ def clocked_marker(game_id: UUID) -> StoredEvent:
     return StoredEvent(uuid5(game_id, "cardgames.clocked"), 1, CLOCKED_TOPIC, str(game_id).encode())
 
 
+def mark_clocked(store: EventStore, game_id: UUID) -> None:
+    """Mark a game without a time control as one the table clocks follow (a seat handed to a bot), so
+    that a restarted process finds it too; a game marked already stays as it was."""
+    with suppress(IntegrityError):
+        store.recorder.insert_events([clocked_marker(game_id)])
+
+
 def reissue(
-    store: EventStore, game_id: UUID, game_name: str, after: int, events: Sequence[Any], hashes: Sequence[str],
-    version: int, record: TokenRecord,
+    store: EventStore,
+    game_id: UUID,
+    game_name: str,
+    after: int,
+    events: Sequence[Any],
+    hashes: Sequence[str],
+    version: int,
+    record: TokenRecord,
 ) -> int:
     """Write the events of a token's reissue after ``after`` and the new token's hash as record ``version``
     of the game's token stream, in one insert (StaleSequence when either is taken); the new sequence."""

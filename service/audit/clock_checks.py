@@ -17,8 +17,9 @@ def timeout_in_time(
     reached; the time it was recorded at (the batch's mark may not be earlier)."""
     assert control is not None
     if event.consequence != control.on_timeout:
-        raise Failure(where, f"a {event.consequence!r} timeout, the header's time control says "
-                      f"{control.on_timeout!r}", seq, line)
+        raise Failure(
+            where, f"a {event.consequence!r} timeout, the header's time control says {control.on_timeout!r}", seq, line
+        )
     if event.seat in state.bots:
         raise Failure(where, f"seat {event.seat} timed out while a bot played for it", seq, line)
     end = deadline(control, state.clock, event.seat)

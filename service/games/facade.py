@@ -134,6 +134,10 @@ class Games:
         """A store call that only reads, off the event loop (service/games/executor.py)."""
         return await self.executor.read(function, *args)
 
+    async def write(self, function: Callable[..., T], *args: Any) -> T:
+        """A store call that writes, off the event loop (service/games/executor.py)."""
+        return await self.executor.write(function, *args)
+
     @property
     def feed(self) -> Feed | None:
         """The subscription to a shared store's feed, once :meth:`open` started it."""

@@ -331,3 +331,27 @@ async def test_a_reloaded_game_has_its_clocks_and_bots_from_the_log_and_snapshot
         assert reloaded.state.clock == state.clock and reloaded.state.bots == state.bots
     finally:
         await again.close()
+
+
+async def test_a_bot_given_a_seat_of_a_game_without_a_clock_plays_on_after_a_restart(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'games.sqlite'}"
+    games = Games(EventStore.from_url(url))
+    try:
+        created = await games.create("all_fours", players=2)
+        seat = (await games.view(created.game_id, None)).to_act[0]
+        await seat_lifecycle.hand_over(games, created.game_id, created.owner_token, seat, "random")
+        sequence = (await games.view(created.game_id, None)).sequence  # no table clocks here: nobody played
+    finally:
+        await games.close()
+    again = Games(EventStore.from_url(url))
+    clocks = TableClocks(again, scan_every=0)
+    try:
+        await clocks.start()  # finds the game by its marker, and its bot plays
+        for _ in range(400):
+            if (await again.view(created.game_id, None)).sequence > sequence:
+                break
+            await asyncio.sleep(0.005)
+        assert (await again.view(created.game_id, None)).sequence > sequence
+    finally:
+        await clocks.close()
+        await again.close()
