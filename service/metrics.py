@@ -270,7 +270,7 @@ class _Scraped(Collector):
 def live_games(games: Games) -> dict[str, int]:
     """How many games ``games`` holds in memory: waiting for seat entropy, being played, over."""
     counts = {"waiting": 0, "playing": 0, "over": 0}
-    for live in games.cache.all():  # a copy made at once (the loop's thread may add one meanwhile)
+    for live in games.cache.cached():  # a copy made at once (the loop's thread may add one meanwhile)
         if not live.started:
             counts["waiting"] += 1
         elif live.rules.is_over(live.state):

@@ -15,11 +15,11 @@ import errno
 import logging
 import signal
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import grpc
-from cardgames.v1 import game_service_pb2_grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from cardgames.engine.core.echo import echo
@@ -33,6 +33,10 @@ from cardgames.service.reflection import Health, enable_reflection
 from cardgames.service.store import EventStore
 from cardgames.service.table_clocks import TableClocks
 from cardgames.service.workers import Workers
+from cardgames.v1 import game_service_pb2_grpc
+
+if TYPE_CHECKING:
+    from cardgames.service.http.server import HttpRunning
 
 DEFAULT_ADDRESS = "127.0.0.1:50051"
 #: Server options. gRPC sets SO_REUSEPORT on its listening sockets by default, so a second server
@@ -94,11 +98,17 @@ class Running:
     #: The server's metrics (None: off), and the port they are served on over HTTP.
     metrics: Metrics | None = None
     metrics_port: int | None = None
+    #: The HTTP listener (Connect, gRPC-Web) over the same application layer, if one was started.
+    http: HttpRunning | None = None
+    #: The per-caller limits (None: none), shared by both listeners: one budget per caller, whichever it uses.
+    rate_limit: RateLimit | None = None
     #: The timers and bots of games with a time control or a handed-over seat (service/table_clocks.py).
     clocks: TableClocks | None = None
 
     async def stop(self, grace: float | None = 1.0) -> None:
         await self.health.enter_graceful_shutdown()
+        if self.http is not None:
+            await self.http.stop()
         await self.server.stop(grace)
         if self.clocks is not None:
             await self.clocks.close()
@@ -133,8 +143,9 @@ async def start(
         store = store if store is not None else EventStore.from_url()
         games = Games(meter.watch_store(store) if meter is not None else store, pool=workers)
     interceptors: list[grpc.aio.ServerInterceptor] = [MalformedRequests(), PreEncoded()]
-    if limits is not None:
-        interceptors.insert(0, RateLimit(limits))  # outermost: garbage counts against the limit too
+    rate_limit = RateLimit(limits) if limits is not None else None
+    if rate_limit is not None:
+        interceptors.insert(0, rate_limit)  # outermost: garbage counts against the limit too
     if meter is not None:
         interceptors.insert(0, meter.interceptor)  # before the limits: it counts their refusals
         meter.watch_games(games)
@@ -174,7 +185,8 @@ async def start(
     await server.start()
     for name in ("", SERVICE_NAME, *BOT_SERVICE_NAMES):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    return Running(server, bound, games, health_servicer, bots, meter, metrics_port, clocks)
+    return Running(server, bound, games, health_servicer, bots, meter, metrics_port, rate_limit=rate_limit,
+                   clocks=clocks)
 
 
 def _serve_metrics(meter: Metrics, host: str, port: int) -> int:
@@ -197,9 +209,20 @@ async def serve(
     limits: Limits | None = None,
     workers: Workers | None = None,
     metrics: str | None = None,
+    http: str | None = None,
+    cors_origins: Sequence[str] = (),
 ) -> None:
-    """Serve until SIGINT or SIGTERM, then stop gracefully (the engine workers start at once)."""
+    """Serve until SIGINT or SIGTERM, then stop gracefully (the engine workers start at once). ``http``:
+    also serve Connect and gRPC-Web on that HOST:PORT (service/http/), ``cors_origins`` allowed there."""
     running = await start(address, store, tls=tls, limits=limits, workers=workers, metrics=metrics)
+    if http is not None:
+        from cardgames.service.http.server import start_http  # (it imports this module)
+
+        try:
+            running.http = await start_http(http, running, cors_origins=cors_origins, tls=tls)
+        except BaseException:
+            await running.stop()
+            raise
     await running.games.pool.start()
     host = address.rsplit(":", 1)[0]
     extras = [store.describe()]
@@ -214,6 +237,9 @@ async def serve(
     announce(f"cardgames: serving GameService on {host}:{running.port} ({'; '.join(extras)})")
     log.info("serving GameService on %s:%d", host, running.port,
              extra={"address": f"{host}:{running.port}", "store": store.describe()})
+    if running.http is not None:
+        web = f"{http.rsplit(':', 1)[0] if http else host}:{running.http.port}"
+        announce(f"cardgames: serving Connect and gRPC-Web on http{'s' if tls else ''}://{web}/")
     if running.metrics_port is not None and metrics is not None:
         where = f"http://{metrics.rsplit(':', 1)[0]}:{running.metrics_port}/metrics"
         announce(f"cardgames: metrics on {where}")

@@ -1,6 +1,8 @@
-"""``cardgames serve [--address HOST:PORT] [--store URL] [--tls-cert F --tls-key F] [--rate-limit N]
-[--metrics HOST:PORT] [--log-format text|json]``.
+"""``cardgames serve [--address HOST:PORT] [--http HOST:PORT|off] [--cors-origin ORIGIN] [--store URL] ...``.
 
+(... ``[--tls-cert F --tls-key F] [--rate-limit N] [--metrics HOST:PORT] [--log-format text|json]``.)
+Native gRPC on ``--address``; Connect and gRPC-Web (and the page at /) on ``--http``
+(service/http/), in the same process over the same store.
 A malformed address or a port past 65535 exits with code 2, an address this process cannot
 listen on (a port another program or another server holds) with code 1: one line on stderr
 each, never a traceback and never a second listener on a held port (service/server.py).
@@ -18,6 +20,7 @@ import typer
 
 from cardgames.service import logs
 from cardgames.service.guards import Limits
+from cardgames.service.http.server import DEFAULT_HTTP_ADDRESS
 from cardgames.service.native import native_build
 from cardgames.service.server import DEFAULT_ADDRESS, AddressError, CannotListen, parse_address, serve
 from cardgames.service.store import ENV_STORE, EventStore, StoreError, resolve_environment
@@ -40,6 +43,14 @@ def store_environment(url: str | None, environ: dict[str, str] | None = None) ->
 
 def serve_command(
     address: str = typer.Option(DEFAULT_ADDRESS, "--address", help="Where to listen (HOST:PORT; port 0: any)."),
+    http: str = typer.Option(
+        DEFAULT_HTTP_ADDRESS, "--http",
+        help="Where to serve Connect, gRPC-Web and the page at / (HOST:PORT; port 0: any; off: nowhere).",
+    ),
+    cors_origin: list[str] = typer.Option(
+        [], "--cors-origin",
+        help="An origin (https://app.example) whose pages may call the HTTP API; repeatable; * for any.",
+    ),
     store: str | None = typer.Option(
         None,
         "--store",
@@ -81,8 +92,10 @@ def serve_command(
         help="Log lines on stderr: text, or json (one JSON object per line).",
     ),
 ) -> None:
-    """Serve the GameService over gRPC (with health and reflection) until interrupted."""
-    for option, where in (("", address), ("--metrics: ", metrics)):
+    """Serve the GameService over gRPC (with health and reflection) and over HTTP (Connect, gRPC-Web) until
+    interrupted."""
+    web = None if http.strip().lower() == "off" else http
+    for option, where in (("", address), ("--http: ", web), ("--metrics: ", metrics)):
         try:
             if where is not None:
                 parse_address(where)
@@ -114,7 +127,8 @@ def serve_command(
         raise typer.Exit(code=2) from error
     try:
         asyncio.run(serve(address, event_store, lambda line: typer.echo(line, err=False), tls=tls, limits=limits,
-                          workers=Workers(workers or None, work_deadline), metrics=metrics))
+                          workers=Workers(workers or None, work_deadline), metrics=metrics, http=web,
+                          cors_origins=cors_origin))
     except CannotListen as error:
         typer.echo(f"cardgames serve: {error}", err=True)
         raise typer.Exit(code=1) from None

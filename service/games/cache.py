@@ -82,8 +82,8 @@ class LiveGames:
         """The game if it is cached (nothing loaded, nothing caught up)."""
         return self._live.get(game_id if isinstance(game_id, UUID) else game_uuid(game_id))
 
-    def all(self) -> list[LiveGame]:
-        """Every cached game (a copy of the list, made at once)."""
+    def cached(self) -> list[LiveGame]:
+        """Every cached game (a copy: safe to go through while the event loop adds one)."""
         return list(self._live.values())
 
     def watched(self) -> list[LiveGame]:

@@ -181,6 +181,10 @@ class LiveGame:
         self.subscribers.add(subscriber)
         return subscriber
 
+    def unsubscribe(self, subscriber: Subscriber) -> None:
+        """A watcher is gone: no more batches for it."""
+        self.subscribers.discard(subscriber)
+
     def view(self, state: Any, sequence: int, viewer: Viewer, head: bytes | None = None) -> ViewResult:
         """``viewer``'s view of ``state`` (the state at ``sequence``, whose chain head is ``head``)."""
         rules = self.rules

@@ -111,7 +111,7 @@ class Watches:
                 if over:
                     return
         finally:
-            live.subscribers.discard(subscriber)
+            live.unsubscribe(subscriber)
             if viewer is not None:
                 live.present(viewer, -1)
 
