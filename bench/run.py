@@ -27,6 +27,7 @@ from bench.playout import MATCH_UNITS, SPECS
 from bench.report import Row, RowBuilder, Target, anchor_row, as_dict, compared_row, markdown, render
 from bench.rpc import SubmitFloorProbe, SubmitOverHttpProbe, SubmitProbe
 from bench.store_replay import StoreReplayProbe
+from bench.timeouts import LatenessProbe, lateness_rows
 from bench.verify import VerifyProbe
 from bench.worst import ContractFinderProbe, SeepLegalWorstProbe
 
@@ -206,6 +207,10 @@ def catalogue() -> dict[str, Entry]:
     entries["bots.remote"] = Entry(RemoteBotsProbe, matches_rows("bots.remote", "random bots over gRPC"))
     entries["bots.tournament"] = Entry(TournamentProbe, matches_rows("bots.tournament", "random bots, tournament"))
     entries["bots.decision"] = Entry(DecisionCostProbe, decision_rows)
+    entries["clocks.lateness"] = Entry(LatenessProbe, lateness_rows("clocks.lateness", "timeout lateness", True))
+    entries["clocks.lateness.memory"] = Entry(
+        lambda: LatenessProbe("memory"), lateness_rows("clocks.lateness.memory", "timeout lateness, memory", False)
+    )
     return entries
 
 

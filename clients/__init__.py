@@ -4,7 +4,7 @@ Only the wire contract is imported here (``cardgames.v1`` and ``cardgames.wire``
 the engine or the service: a client sees what the service shows it, nothing more.
 """
 
-from cardgames.clients.client import GameClient, Retry, SeatHandle, seed_hex
+from cardgames.clients.client import GameClient, OwnerHandle, Retry, SeatHandle, seed_hex
 from cardgames.clients.errors import (
     AuthError,
     CardgamesError,
@@ -15,7 +15,18 @@ from cardgames.clients.errors import (
     ServiceUnavailable,
     StaleSequence,
 )
-from cardgames.clients.models import Accepted, CreatedGame, LegalCommands, Log, LogEvent, Update, View
+from cardgames.clients.models import (
+    Accepted,
+    CreatedGame,
+    LegalCommands,
+    Log,
+    LogEvent,
+    SeatStatus,
+    TimeControl,
+    Update,
+    View,
+    Written,
+)
 
 __all__ = [
     "Accepted",
@@ -29,12 +40,16 @@ __all__ = [
     "LegalCommands",
     "Log",
     "LogEvent",
+    "OwnerHandle",
     "RateLimited",
     "Retry",
     "SeatHandle",
+    "SeatStatus",
     "ServiceUnavailable",
     "StaleSequence",
+    "TimeControl",
     "Update",
     "View",
+    "Written",
     "seed_hex",
 ]

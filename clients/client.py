@@ -48,7 +48,18 @@ from cardgames.clients.errors import (
     ServiceUnavailable,
     from_rpc_error,
 )
-from cardgames.clients.models import Accepted, CreatedGame, LegalCommands, Log, Update, View, log_events
+from cardgames.clients.models import (
+    BOT_STRENGTHS,
+    Accepted,
+    CreatedGame,
+    LegalCommands,
+    Log,
+    TimeControl,
+    Update,
+    View,
+    Written,
+    log_events,
+)
 
 #: The call metadata key that carries a seat's token.
 TOKEN_METADATA = "cardgames-token"
@@ -171,13 +182,15 @@ class GameClient:
         seed: str | int | None = None,
         decks: Sequence[Sequence[str]] = (),
         dealer: int | None = None,
+        time_control: TimeControl | None = None,
     ) -> CreatedGame:
         """Start a match of ``game`` and return its id and one secret token per seat.
 
         ``options`` are the rules file's configuration keys (unset ones keep their
         defaults); ``seed`` is 64 hex digits, or any other text or int, hashed as
         :func:`seed_hex` says; unset, the service draws one. ``decks`` are stacked orders (top first) for the first
-        shuffles; ``dealer`` skips the first-dealer draw.
+        shuffles; ``dealer`` skips the first-dealer draw. ``time_control``: a clock for every seat
+        (the created game's ``owner_token`` then handles a seat whose player leaves: :meth:`owner`).
         """
         request = pb.CreateGameRequest(game=game, decks=[CardList(cards=list(deck)) for deck in decks])
         if options:
@@ -191,8 +204,14 @@ class GameClient:
             request.seed = seed_hex(seed)
         if dealer is not None:
             request.dealer = dealer
+        if time_control is not None:
+            request.time_control.CopyFrom(time_control.to_message())
         reply = await self.call(self._stub.CreateGame, request, idempotent=False)
-        return CreatedGame(reply.game_id, game, tuple(reply.seat_tokens), reply.sequence)
+        return CreatedGame(reply.game_id, game, tuple(reply.seat_tokens), reply.sequence, reply.owner_token)
+
+    def owner(self, game_id: str, owner_token: str) -> OwnerHandle:
+        """The game owner's handle (CreateGame's ``owner_token``): abort, hand seats over, reissue tokens."""
+        return OwnerHandle(self, game_id, owner_token)
 
     def seat(self, game_id: str, token: str, *, game: str | None = None) -> SeatHandle:
         """The handle of the seat ``token`` belongs to (no call is made: see :meth:`join`)."""
@@ -298,7 +317,27 @@ class SeatHandle:
         reply = await self.client.call(self.client.stub.GetLog, request, self.token)
         return Log(reply.sequence, log_events(reply.events))
 
-    async def watch(self, after_sequence: int | None = None) -> AsyncGenerator[Update, None]:
+    async def resign(self) -> Written:
+        """This seat resigns: the match ends, the seat and its side rank last."""
+        reply = await self.client.call(self.client.stub.Resign, pb.ResignRequest(game_id=self.game_id), self.token,
+                                       idempotent=False)
+        return Written(reply.sequence)
+
+    async def abort(self) -> Written:
+        """Call the match off before any seat played (PLAY_BEGAN afterwards)."""
+        reply = await self.client.call(self.client.stub.Abort, pb.AbortRequest(game_id=self.game_id), self.token,
+                                       idempotent=False)
+        return Written(reply.sequence)
+
+    async def hand_over(self, bot: str | None) -> Written:
+        """Let the built-in bot ``bot`` ("random", "heuristic", "search") play this seat; None: take it back."""
+        request = pb.HandOverRequest(game_id=self.game_id, bot=BOT_STRENGTHS[bot] if bot else 0)  # type: ignore[arg-type]
+        reply = await self.client.call(self.client.stub.HandOver, request, self.token, idempotent=False)
+        return Written(reply.sequence)
+
+    async def watch(
+        self, after_sequence: int | None = None, *, presence: bool = False
+    ) -> AsyncGenerator[Update, None]:
         """The seat's view, then every new batch of events with the view after it, until the match ends.
 
         Without ``after_sequence`` the first update is the current view (no events); with
@@ -306,7 +345,8 @@ class SeatHandle:
         breaks (a server restart) the watch reconnects with backoff and resumes after the
         last sequence it delivered: no event is missed or repeated. The first update after
         a reconnection has ``resumed`` set. Raises :class:`ServiceUnavailable` after
-        ``Retry.timeout`` seconds without reaching the service.
+        ``Retry.timeout`` seconds without reaching the service. ``presence``: also an update (no
+        events) whenever a seat comes or goes (``Update.presence``).
         """
         client = self.client
         loop = asyncio.get_running_loop()
@@ -315,7 +355,7 @@ class SeatHandle:
         failing_since: float | None = None
         delays = client.retry.delays(client._rng)
         while True:
-            request = pb.WatchRequest(game_id=self.game_id, after_sequence=last)
+            request = pb.WatchRequest(game_id=self.game_id, after_sequence=last, presence=presence)
             call = client.stub.Watch(request, metadata=_auth(self.token))
             failure: CardgamesError | None = None
             try:
@@ -327,7 +367,8 @@ class SeatHandle:
                     events = log_events(message.events)
                     if last is not None:
                         events = tuple(event for event in events if event.sequence > last)
-                    update = Update(message.sequence, events, view, resumed)
+                    changes = tuple((change.seat, change.connected) for change in message.presence)
+                    update = Update(message.sequence, events, view, resumed, changes)
                     resumed = False
                     last = message.sequence
                     yield update
@@ -352,11 +393,39 @@ class SeatHandle:
             await asyncio.sleep(failure.retry_after if isinstance(failure, RateLimited) else next(delays))
 
 
+class OwnerHandle:
+    """The owner of one match (CreateGame's ``owner_token``): what it may do for any seat."""
+
+    def __init__(self, client: GameClient, game_id: str, token: str) -> None:
+        self.client = client
+        self.game_id = game_id
+        self.token = token
+
+    async def abort(self) -> Written:
+        """Call the match off before any seat played."""
+        reply = await self.client.call(self.client.stub.Abort, pb.AbortRequest(game_id=self.game_id), self.token,
+                                       idempotent=False)
+        return Written(reply.sequence)
+
+    async def hand_over(self, seat: int, bot: str | None) -> Written:
+        """Let the built-in bot ``bot`` play ``seat``; None: give the seat back to its player."""
+        request = pb.HandOverRequest(game_id=self.game_id, seat=seat, bot=BOT_STRENGTHS[bot] if bot else 0)  # type: ignore[arg-type]
+        reply = await self.client.call(self.client.stub.HandOver, request, self.token, idempotent=False)
+        return Written(reply.sequence)
+
+    async def reissue_token(self, seat: int) -> Written:
+        """A new token for ``seat`` (``Written.token``); the old one stops working at once."""
+        request = pb.ReissueTokenRequest(game_id=self.game_id, seat=seat)
+        reply = await self.client.call(self.client.stub.ReissueToken, request, self.token, idempotent=False)
+        return Written(reply.sequence, reply.seat_token)
+
+
 __all__ = [
     "CHANNEL_OPTIONS",
     "TOKEN_METADATA",
     "CardgamesError",
     "GameClient",
+    "OwnerHandle",
     "Retry",
     "SeatHandle",
     "seed_hex",

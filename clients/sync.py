@@ -19,8 +19,8 @@ from concurrent.futures import Future
 from types import TracebackType
 from typing import Any, TypeVar
 
-from cardgames.clients.client import GameClient, Retry, SeatHandle
-from cardgames.clients.models import Accepted, CreatedGame, LegalCommands, Log, Update, View
+from cardgames.clients.client import GameClient, OwnerHandle, Retry, SeatHandle
+from cardgames.clients.models import Accepted, CreatedGame, LegalCommands, Log, TimeControl, Update, View, Written
 
 T = TypeVar("T")
 
@@ -74,11 +74,17 @@ class SyncGameClient:
         seed: str | int | None = None,
         decks: Sequence[Sequence[str]] = (),
         dealer: int | None = None,
+        time_control: TimeControl | None = None,
     ) -> CreatedGame:
         """See :meth:`GameClient.create_game`."""
         return self.run(
-            self._client.create_game(game, options=options, players=players, seed=seed, decks=decks, dealer=dealer)
+            self._client.create_game(game, options=options, players=players, seed=seed, decks=decks, dealer=dealer,
+                                     time_control=time_control)
         )
+
+    def owner(self, game_id: str, owner_token: str) -> SyncOwner:
+        """See :meth:`GameClient.owner`."""
+        return SyncOwner(self, self._client.owner(game_id, owner_token))
 
     def seat(self, game_id: str, token: str, *, game: str | None = None) -> SyncSeat:
         return SyncSeat(self, self._client.seat(game_id, token, game=game))
@@ -114,6 +120,15 @@ class SyncSeat:
     def log(self, after_sequence: int = 0, limit: int = 0) -> Log:
         return self._owner.run(self.handle.log(after_sequence, limit))
 
+    def resign(self) -> Written:
+        return self._owner.run(self.handle.resign())
+
+    def abort(self) -> Written:
+        return self._owner.run(self.handle.abort())
+
+    def hand_over(self, bot: str | None) -> Written:
+        return self._owner.run(self.handle.hand_over(bot))
+
     def watch(self, after_sequence: int | None = None) -> Generator[Update, None, None]:
         """The updates of :meth:`SeatHandle.watch`, one at a time (close the iterator to stop early)."""
         updates = self.handle.watch(after_sequence)
@@ -125,3 +140,20 @@ class SyncSeat:
                     return
         finally:
             self._owner.run(updates.aclose())
+
+
+class SyncOwner:
+    """:class:`cardgames.clients.client.OwnerHandle` with blocking methods."""
+
+    def __init__(self, owner: SyncGameClient, handle: OwnerHandle) -> None:
+        self._owner = owner
+        self.handle = handle
+
+    def abort(self) -> Written:
+        return self._owner.run(self.handle.abort())
+
+    def hand_over(self, seat: int, bot: str | None) -> Written:
+        return self._owner.run(self.handle.hand_over(seat, bot))
+
+    def reissue_token(self, seat: int) -> Written:
+        return self._owner.run(self.handle.reissue_token(seat))

@@ -89,11 +89,27 @@ async def _decisions(
                 if legal.sequence != item.sequence:
                     continue  # the match moved on meanwhile: the next item holds the decision
                 clock = clocks.clock_for(game_id, seat) if clocks is not None else None
+                if clock is None:
+                    clock = game_clock(view, seat)
                 yield Decision(item.sequence, pending, view, legal.commands, clock, [], legal.total, legal.encoded)
                 pending = []
     finally:
         if seat is not None and clocks is not None:
             clocks.disconnected(game_id, seat)
+
+
+def game_clock(view: ViewResult, seat: int) -> ClockInfo | None:
+    """The Clock of a decision in a game with a time control (CreateGame's): ``move_ms`` is the time
+    left to the seat's deadline (its per-decision limit or its bank, whichever ends first), ``bank_ms``
+    0 (the bank is inside ``move_ms``); None without a time control or a running clock."""
+    control = view.time_control
+    if control is None or seat >= len(view.seats) or not view.seats[seat].running:
+        return None
+    status = view.seats[seat]
+    return ClockInfo(
+        move_ms=status.remaining_ms, bank_ms=0, deadline_unix_ms=status.deadline_ms, on_timeout=control.on_timeout,
+        per_move_ms=control.move_ms, initial_bank_ms=control.initial_ms,
+    )
 
 
 def clock_message(clock: ClockInfo) -> bots_pb2.Clock:

@@ -38,24 +38,12 @@ from typing import Any
 import msgspec
 
 from cardgames.engine.core.events import AUTO_MOVE, DISCONNECTED, FORFEIT, TIMEOUT, ClockCharged
-from cardgames.engine.core.protocol import RejectionCode, reject
 from cardgames.engine.core.seat_events import timeout_events
-from cardgames.service.games import Games, Rejected, ServiceError, WorkDeadline, WorkerFailed, WorkersBusy
+from cardgames.service.errors import DeadlinePassed
+from cardgames.service.games import Games, ServiceError, WorkDeadline, WorkerFailed, WorkersBusy
 from cardgames.service.tournament.log import ClockOptions
 
 log = logging.getLogger(__name__)
-
-
-class DeadlinePassed(Rejected):
-    """A command that came after its seat's deadline: refused, and the timeout applies."""
-
-    def __init__(self, seat: int, waited_ms: int) -> None:
-        super().__init__(reject(
-            RejectionCode.NOT_YOUR_TURN,
-            f"seat {seat} answered after {waited_ms} ms, past its deadline: the clock's consequence applies",
-            "clock",
-        ))
-        self.reason = "DEADLINE_PASSED"  # type: ignore[misc]
 
 
 class ClockInfo(msgspec.Struct, frozen=True):

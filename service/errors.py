@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from cardgames.engine.core.protocol import Rejection
+from cardgames.engine.core.protocol import Rejection, RejectionCode, reject
 
 # Errors.
 
@@ -146,3 +146,21 @@ class Rejected(ServiceError):
         super().__init__(rejection.message, code=code, rule=rejection.rule, message=rejection.message)
         self.rejection = rejection
         self.reason = code.upper()  # type: ignore[misc]
+
+
+class DeadlinePassed(Rejected):
+    """A command that came after its seat's deadline: refused, and the timeout applies."""
+
+    def __init__(self, seat: int, waited_ms: int, *, late_ms: int | None = None) -> None:
+        if late_ms is not None:
+            message = f"seat {seat} answered {late_ms} ms after its deadline: the clock's consequence applies"
+        else:
+            message = f"seat {seat} answered after {waited_ms} ms, past its deadline: the clock's consequence applies"
+        super().__init__(reject(RejectionCode.NOT_YOUR_TURN, message, "clock"))
+        self.reason = "DEADLINE_PASSED"  # type: ignore[misc]
+
+
+class OwnerTokenRequired(ServiceError):
+    """The call needs the game's owner token (PERMISSION_DENIED): ReissueToken (service/seat_lifecycle.py)."""
+
+    reason = "OWNER_TOKEN_REQUIRED"

@@ -21,8 +21,18 @@ from google.protobuf.message import Message
 
 from cardgames.engine.core.echo import clip, echo
 from cardgames.engine.core.protocol import Malformed
-from cardgames.service.games import EntropyStatus, Entry, Games, InvalidOptions, LogResult, ServiceError, ViewResult
+from cardgames.service import seat_lifecycle
+from cardgames.service.games import (
+    EntropyStatus,
+    Entry,
+    Games,
+    InvalidOptions,
+    LogResult,
+    ServiceError,
+    ViewResult,
+)
 from cardgames.service.grpc_errors import DOMAIN, TOKEN_METADATA, error_status, token_of, unary
+from cardgames.service.grpc_tables import bot_name, seat_status, time_control_data, time_control_message
 
 __all__ = ["DOMAIN", "SERVICE_NAME", "TOKEN_METADATA", "GameServiceApi", "error_status"]
 
@@ -42,6 +52,10 @@ def view_message(result: ViewResult) -> game_service_pb2.View:
         over=result.over,
     )
     message.head = result.head
+    message.server_time_ms = result.server_time_ms
+    message.seats.extend(seat_status(clock) for clock in result.seats)
+    if result.time_control is not None:
+        message.time_control.CopyFrom(time_control_message(msgspec.to_builtins(result.time_control)))
     return message
 
 
@@ -128,6 +142,7 @@ def log_header_message(header: Mapping[str, Any]) -> game_service_pb2.LogHeader:
         seat_entropy=commitments is not None,
         seat_commitments=commitments or [],
         genesis=header.get("genesis", ""),
+        time_control=time_control_message(header["time_control"]) if "time_control" in header else None,
     )
 
 
@@ -194,10 +209,11 @@ class GameServiceApi(game_service_pb2_grpc.GameServiceServicer):
             decks=[list(deck.cards) for deck in request.decks],
             dealer=request.dealer if request.HasField("dealer") else None,
             seat_entropy=request.seat_entropy,
+            time_control=time_control_data(request.time_control) if request.HasField("time_control") else None,
         )
         return game_service_pb2.CreateGameResponse(
             game_id=created.game_id, seat_tokens=created.seat_tokens, sequence=created.sequence,
-            seed_commitment=created.seed_commitment, head=created.head,
+            seed_commitment=created.seed_commitment, head=created.head, owner_token=created.owner_token,
         )
 
     @unary
@@ -235,7 +251,7 @@ class GameServiceApi(game_service_pb2_grpc.GameServiceServicer):
     ) -> AsyncIterator[game_service_pb2.WatchResponse]:
         after = request.after_sequence if request.HasField("after_sequence") else None
         try:
-            items = await self.games.watch(request.game_id, token_of(context), after)
+            items = await self.games.watch(request.game_id, token_of(context), after, presence=request.presence)
         except ServiceError as error:
             await context.abort_with_status(error_status(error))
             return
@@ -243,6 +259,9 @@ class GameServiceApi(game_service_pb2_grpc.GameServiceServicer):
             async for item in items:
                 response = game_service_pb2.WatchResponse(sequence=item.sequence, view=view_message(item.view))
                 add_entries(response.events, item.view.game, item.entries)
+                response.presence.extend(
+                    game_service_pb2.PresenceChange(seat=seat, connected=connected) for seat, connected in item.presence
+                )
                 yield response
 
     @unary
@@ -265,3 +284,35 @@ class GameServiceApi(game_service_pb2_grpc.GameServiceServicer):
     ) -> game_service_pb2.RevealEntropyResponse:
         status = await self.games.reveal_entropy(request.game_id, token_of(context), request.entropy)
         return game_service_pb2.RevealEntropyResponse(status=entropy_message(status))
+
+    @unary
+    async def Resign(
+        self, request: game_service_pb2.ResignRequest, context: grpc.aio.ServicerContext
+    ) -> game_service_pb2.ResignResponse:
+        written = await seat_lifecycle.resign(self.games, request.game_id, token_of(context))
+        return game_service_pb2.ResignResponse(sequence=written.sequence, head=written.head)
+
+    @unary
+    async def Abort(
+        self, request: game_service_pb2.AbortRequest, context: grpc.aio.ServicerContext
+    ) -> game_service_pb2.AbortResponse:
+        written = await seat_lifecycle.abort(self.games, request.game_id, token_of(context))
+        return game_service_pb2.AbortResponse(sequence=written.sequence, head=written.head)
+
+    @unary
+    async def HandOver(
+        self, request: game_service_pb2.HandOverRequest, context: grpc.aio.ServicerContext
+    ) -> game_service_pb2.HandOverResponse:
+        seat = request.seat if request.HasField("seat") else None
+        written = await seat_lifecycle.hand_over(self.games, request.game_id, token_of(context), seat,
+                                                 bot_name(request.bot))
+        return game_service_pb2.HandOverResponse(sequence=written.sequence, head=written.head)
+
+    @unary
+    async def ReissueToken(
+        self, request: game_service_pb2.ReissueTokenRequest, context: grpc.aio.ServicerContext
+    ) -> game_service_pb2.ReissueTokenResponse:
+        seat = request.seat if request.HasField("seat") else None
+        written = await seat_lifecycle.reissue_token(self.games, request.game_id, token_of(context), seat)
+        return game_service_pb2.ReissueTokenResponse(seat_token=written.token, sequence=written.sequence,
+                                                     head=written.head)

@@ -37,6 +37,13 @@ WORK_DEADLINE          DEADLINE_EXCEEDED    a costly listing (a crowded Seep flo
 WORKERS_BUSY           RESOURCE_EXHAUSTED   too many costly requests of the game (or in
                                             all) wait for the engine workers already
 WORKER_FAILED          UNAVAILABLE          the engine workers could not do the work
+INVALID_TIME_CONTROL   INVALID_ARGUMENT     a negative, absurd or empty time control
+INVALID_SEAT           INVALID_ARGUMENT     HandOver or ReissueToken names no seat of the
+                                            match (or none with the owner token)
+INVALID_BOT            INVALID_ARGUMENT     an unknown bot strength
+PLAY_BEGAN             FAILED_PRECONDITION  Abort after a seat played
+DEADLINE_PASSED        FAILED_PRECONDITION  a command after its seat's deadline
+OWNER_TOKEN_REQUIRED   PERMISSION_DENIED    ReissueToken without the owner token
 =====================  ===================  ===============================================
 
 For a rejection, ``metadata`` holds ``code`` (the FORMAT.md code as written there),
@@ -84,6 +91,7 @@ CODES: dict[type[ServiceError], int] = {
     errors.WorkDeadline: code_pb2.DEADLINE_EXCEEDED,
     errors.WorkersBusy: code_pb2.RESOURCE_EXHAUSTED,
     errors.WorkerFailed: code_pb2.UNAVAILABLE,
+    errors.OwnerTokenRequired: code_pb2.PERMISSION_DENIED,
 }
 _REJECTION_CODES = {"INVALID_COMMAND": code_pb2.INVALID_ARGUMENT}
 

@@ -31,6 +31,7 @@ from cardgames.service.guards import Limits, MalformedRequests, RateLimit
 from cardgames.service.metrics import Metrics
 from cardgames.service.reflection import Health, enable_reflection
 from cardgames.service.store import EventStore
+from cardgames.service.table_clocks import TableClocks
 from cardgames.service.workers import Workers
 from cardgames.v1 import game_service_pb2_grpc
 
@@ -101,12 +102,16 @@ class Running:
     http: HttpRunning | None = None
     #: The per-caller limits (None: none), shared by both listeners: one budget per caller, whichever it uses.
     rate_limit: RateLimit | None = None
+    #: The timers and bots of games with a time control or a handed-over seat (service/table_clocks.py).
+    clocks: TableClocks | None = None
 
     async def stop(self, grace: float | None = 1.0) -> None:
         await self.health.enter_graceful_shutdown()
         if self.http is not None:
             await self.http.stop()
         await self.server.stop(grace)
+        if self.clocks is not None:
+            await self.clocks.close()
         if self.metrics is not None:
             await self.metrics.close()
         if self.bots is not None:
@@ -175,10 +180,13 @@ async def start(
             await games.close()
             raise
     await games.open()
+    clocks = TableClocks(games)
+    await clocks.start()  # the clocked games' timers, rebuilt from their logs
     await server.start()
     for name in ("", SERVICE_NAME, *BOT_SERVICE_NAMES):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    return Running(server, bound, games, health_servicer, bots, meter, metrics_port, rate_limit=rate_limit)
+    return Running(server, bound, games, health_servicer, bots, meter, metrics_port, rate_limit=rate_limit,
+                   clocks=clocks)
 
 
 def _serve_metrics(meter: Metrics, host: str, port: int) -> int:

@@ -114,6 +114,9 @@ class Header(msgspec.Struct, frozen=True):
     decks: tuple[tuple[str, ...], ...] = ()
     #: Who withholds the finished match's reveal until it releases it (a tournament's id; "" for none).
     held_by: str = ""
+    #: The time control (engine/core/time_control.py, plain; None: none), the owner token's SHA-256 ("": none).
+    time_control: dict[str, Any] | None = None
+    owner_hash: str = ""
 
 
 class Note(msgspec.Struct, frozen=True):
@@ -234,13 +237,11 @@ class EventStore:
     def close(self) -> None:
         self.factory.close()
 
-    def create(self, game_id: UUID, header: Header, events: Sequence[Any], hashes: Sequence[str] = ()) -> int:
-        """Write a new game: its header and its start events, in one insert; returns the sequence.
-
-        ``hashes``: the chain hash after each event (kept in its record), when there is a chain.
-        """
+    def create(self, game_id: UUID, header: Header, events: Sequence[Any], hashes: Sequence[str] = (),
+               also: Sequence[StoredEvent] = ()) -> int:
+        """Write a new game (header, start events with their chain ``hashes``, ``also``) in one insert."""
         records = [StoredEvent(game_id, HEADER_VERSION, HEADER_TOPIC, _encoder.encode(header))]
-        records += self._records(game_id, header.game, 0, events, None, hashes)
+        records += [*self.batch_records(game_id, header.game, 0, events, None, hashes), *also]
         try:
             self.recorder.insert_events(records)
         except IntegrityError as error:
@@ -265,7 +266,7 @@ class EventStore:
         if not events:
             return after
         try:
-            self.recorder.insert_events(self._records(game_id, game_name, after, events, command, hashes))
+            self.recorder.insert_events(self.batch_records(game_id, game_name, after, events, command, hashes))
         except IntegrityError as error:
             raise StaleSequence(game_id, after) from error
         return after + len(events)
@@ -304,11 +305,11 @@ class EventStore:
             else:
                 outcome.set_exception(error)
 
-        submit(self._records(game_id, game_name, after, events, command, hashes)).add_done_callback(settle)
+        submit(self.batch_records(game_id, game_name, after, events, command, hashes)).add_done_callback(settle)
         return outcome
 
     @staticmethod
-    def _records(
+    def batch_records(
         game_id: UUID,
         game_name: str,
         after: int,
@@ -350,7 +351,7 @@ class EventStore:
         records = [StoredEvent(entropy_stream(game_id), version, f"{ENTROPY_TOPIC}.{record.kind}",
                                _encoder.encode(record))]
         if start is not None:
-            records += self._records(game_id, start[0], 0, start[1], None, start[2])
+            records += self.batch_records(game_id, start[0], 0, start[1], None, start[2])
         try:
             self.recorder.insert_events(records)
         except IntegrityError as error:

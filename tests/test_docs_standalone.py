@@ -36,7 +36,7 @@ GAMES = {"seep": "seep", "contract_rummy": "contract-rummy", "all_fours": "all-f
 SHARED_REJECTION_SOURCES = (REPO / "engine" / "core", REPO / "service" / "clocks.py")
 #: Functions whose call builds a rejection, and the position of their ``rule`` argument.
 REJECTION_CALLS = {"reject": 2, "Rejection": 2, "illegal": 1, "_illegal": 1, "_invalid": 1}
-RULE_ID = re.compile(r"^(A\.?\d+(\.\d+)*( (step|rule) \d+| [A-Z]\d+)?|B-\d+|clock)$")
+RULE_ID = re.compile(r"^(A\.?\d+(\.\d+)*( (step|rule) \d+| [A-Z]\d+)?|B-\d+|clock|seat)$")
 
 LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)")
 FENCE = re.compile(r"^```.*?^```", re.DOTALL | re.MULTILINE)

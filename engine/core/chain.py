@@ -36,6 +36,8 @@ HEADER_KEYS = (
     "format", "version", "game", "rules_version", "game_id", "players", "config", "dealer", "stacked",
     "seed_commitment", "seed_given", "seat_commitments",
 )
+#: Header keys a log has only when they are set (a log without them hashes as it always did).
+OPTIONAL_HEADER_KEYS = ("time_control",)
 
 
 def rules_version(game: GameRules) -> str:
@@ -59,9 +61,13 @@ def header(
     seed_commitment: str,
     seed_given: bool,
     seat_commitments: list[str] | None,
+    time_control: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The log's header object (without ``genesis``), as docs/log-format.md lists its keys."""
-    return {
+    """The log's header object (without ``genesis``), as docs/log-format.md lists its keys.
+
+    ``time_control``: the game's clock (engine/core/time_control.py), a key only when set.
+    """
+    header = {
         "format": FORMAT,
         "version": VERSION,
         "game": game,
@@ -75,6 +81,9 @@ def header(
         "seed_given": seed_given,
         "seat_commitments": seat_commitments,
     }
+    if time_control is not None:
+        header["time_control"] = dict(time_control)
+    return header
 
 
 def genesis(header: Mapping[str, Any]) -> bytes:

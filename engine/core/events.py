@@ -68,9 +68,12 @@ def redact_core(event: MatchSeeded | Shuffled) -> MatchSeeded | Shuffled:
 # CoreEvent), its evolve leaves its own state unchanged on them (through core_reducers),
 # and engine/core/seat_events.py gives them their meaning (a forfeit ends the match).
 
-#: What a timeout does, as chosen by the match's clock options.
+#: What a timeout does, as chosen by the match's clock options (a tournament's: forfeit or
+#: auto_move; a game's time control: bot_plays, forfeit or abort).
 FORFEIT: Final = "forfeit"
 AUTO_MOVE: Final = "auto_move"
+BOT_PLAYS: Final = "bot_plays"
+ABORT: Final = "abort"
 #: Why a seat timed out: it was connected but too slow, or it was gone.
 TIMEOUT: Final = "timeout"
 DISCONNECTED: Final = "disconnected"
@@ -79,8 +82,10 @@ DISCONNECTED: Final = "disconnected"
 class SeatTimedOut(msgspec.Struct, frozen=True, tag="seat_timed_out", tag_field="type"):
     """``seat`` let its clock run out (public).
 
-    ``consequence``: ``forfeit`` (the match ends, the seat's side loses) or ``auto_move``
-    (the events of the seat's first legal command follow in the same batch).
+    ``consequence``: ``forfeit`` (the match ends, the seat's side loses), ``auto_move``
+    (the events of the seat's first legal command follow in the same batch), ``bot_plays``
+    (a built-in bot plays for the seat from now on, until the seat acts again or is handed
+    back) or ``abort`` (the match ends with no result).
     ``reason``: ``timeout`` or ``disconnected`` (no connection for the seat then).
     ``waited_ms``: how long the decision had been waiting.
     """
@@ -99,13 +104,60 @@ class ClockCharged(msgspec.Struct, frozen=True, tag="clock_charged", tag_field="
     bank_ms: int
 
 
-SeatEvent: TypeAlias = SeatTimedOut | ClockCharged
-SEAT_EVENTS: Final = (SeatTimedOut, ClockCharged)
+class ClockMarked(msgspec.Struct, frozen=True, tag="clock_marked", tag_field="type"):
+    """The clocks of a match with a time control, as of the batch it ends (public).
+
+    ``at_ms``: the server's time the batch was written at (Unix milliseconds); ``banks``:
+    each seat's time bank left (ms, after its Fischer increment; all 0 without a bank);
+    ``since``: for each seat, when its pending decision began (Unix ms), 0 for a seat the
+    match is not waiting for. A seat's deadline follows from the last mark and the log
+    header's time control, so any process can rebuild every deadline from the log.
+    """
+
+    at_ms: int
+    banks: tuple[int, ...] = ()
+    since: tuple[int, ...] = ()
+
+
+class SeatResigned(msgspec.Struct, frozen=True, tag="seat_resigned", tag_field="type"):
+    """``seat`` resigned (public): the match ends; the seat, and its side, rank last."""
+
+    seat: int
+
+
+class GameAborted(msgspec.Struct, frozen=True, tag="game_aborted", tag_field="type"):
+    """The match was called off before any seat played (public): it ends with no result.
+
+    ``seat``: the seat that aborted it, None for the game's owner (or its clock).
+    """
+
+    seat: int | None = None
+
+
+class SeatHandedOver(msgspec.Struct, frozen=True, tag="seat_handed_over", tag_field="type"):
+    """``seat`` is played from now on by the built-in bot ``bot`` (a strength: random, heuristic,
+    search), or by its own player again when ``bot`` is "" (public)."""
+
+    seat: int
+    bot: str = ""
+
+
+class TokenReissued(msgspec.Struct, frozen=True, tag="token_reissued", tag_field="type"):
+    """The owner gave ``seat`` a new token; the old one stopped working (public). Never the token."""
+
+    seat: int
+
+
+SeatEvent: TypeAlias = (
+    SeatTimedOut | ClockCharged | ClockMarked | SeatResigned | GameAborted | SeatHandedOver | TokenReissued
+)
+SEAT_EVENTS: Final = (SeatTimedOut, ClockCharged, ClockMarked, SeatResigned, GameAborted, SeatHandedOver,
+                      TokenReissued)
 
 
 #: The events of every game's log besides its own: a game's ``Event`` union is its own events
 #: ``| CoreEvent``.
-CoreEvent: TypeAlias = MatchSeeded | Shuffled | SeatTimedOut | ClockCharged
+CoreEvent: TypeAlias = MatchSeeded | Shuffled | SeatEvent
 
 #: How a game's state takes an event: ``(state, event) -> state``.
 Reducer: TypeAlias = Callable[[Any, Any], Any]
@@ -130,4 +182,4 @@ def core_reducers(shuffled: Reducer = shuffled_to_stock) -> dict[type, Reducer]:
     """The reducers of :data:`CoreEvent` for a game's evolve table: the seed sets ``chance``, a
     shuffle goes by ``shuffled`` (by default it becomes the stock), seat events change nothing
     of the game's own state (engine/core/seat_events.py gives them their meaning)."""
-    return {MatchSeeded: seeded, Shuffled: shuffled, SeatTimedOut: unchanged, ClockCharged: unchanged}
+    return {MatchSeeded: seeded, Shuffled: shuffled, **dict.fromkeys(SEAT_EVENTS, unchanged)}

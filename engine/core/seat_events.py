@@ -1,14 +1,21 @@
-"""A game with seat events: timeouts, forfeits and time banks on top of any game's rules.
+"""A game with seat events: clocks, timeouts, resignations, aborts and hand-overs on top of any game's rules.
 
 :func:`with_seat_events` wraps a game module (a :class:`~cardgames.engine.core.protocol.GameRules`)
 into one whose state also folds the seat events of engine/core/events.py:
 
-* ``SeatTimedOut(consequence="forfeit")`` ends the match: no command is accepted after it
-  (``game_over``), nobody is to act, and :meth:`SeatRules.outcome` ranks the forfeiting
-  seat last (1) and every other seat first (0);
+* ``SeatTimedOut(consequence="forfeit")`` and ``SeatResigned`` end the match: no command is
+  accepted after them (``game_over``), nobody is to act, and :meth:`SeatRules.outcome` ranks
+  the seat and its side (its partners in a partnership game: the game's ``TRAITS.partnerships``) last (1)
+  and every other seat first (0);
+* ``GameAborted`` and ``SeatTimedOut(consequence="abort")`` end the match with no result
+  (every seat 0);
 * ``SeatTimedOut(consequence="auto_move")`` changes nothing by itself: the events of the
   seat's automatic command follow it in the same batch (:func:`timeout_events`);
-* ``ClockCharged`` records what is left of a seat's time bank (:attr:`Seated.banks`).
+* ``SeatHandedOver`` records who plays a seat: a built-in bot (:attr:`Seated.bots`) or its
+  own player again (``SeatTimedOut(consequence="bot_plays")`` is followed by one);
+* ``ClockCharged`` records what is left of a seat's time bank (:attr:`Seated.banks`, a
+  tournament's clock); ``ClockMarked`` the clocks of a game's time control (:attr:`Seated.clock`,
+  engine/core/time_control.py); ``TokenReissued`` changes nothing in the game.
 
 Everything else is the game's own rules. The wrapper is pure like the engine: the service
 owns the clock and decides *when* a seat timed out; this module says what that means.
@@ -24,26 +31,45 @@ from typing import Any, cast
 import msgspec
 
 from cardgames.engine.core.events import (
+    ABORT,
     AUTO_MOVE,
+    BOT_PLAYS,
     FORFEIT,
     SEAT_EVENTS,
     TIMEOUT,
     ClockCharged,
+    ClockMarked,
+    GameAborted,
+    SeatHandedOver,
+    SeatResigned,
     SeatTimedOut,
+    TokenReissued,
 )
 from cardgames.engine.core.protocol import PUBLIC, Audience, GameRules, Rejection, RejectionCode, Setup, Viewer, reject
 from cardgames.engine.core.score_sheet import ScoreSheet
 
-CONSEQUENCES = (FORFEIT, AUTO_MOVE)
+CONSEQUENCES = (FORFEIT, AUTO_MOVE, BOT_PLAYS, ABORT)
 
 
 class Seated(msgspec.Struct, frozen=True):
-    """A game's state with what the seat events add: who forfeited, what is left of the banks."""
+    """A game's state with what the seat events add: who forfeited or resigned, whether the match
+    was aborted, what is left of the banks, the latest clock mark, which seats bots play."""
 
     game: Any
     players: int
     forfeited: int | None = None
     banks: dict[int, int] = {}
+    aborted: bool = False
+    clock: ClockMarked | None = None
+    #: The seats a built-in bot plays, with its strength.
+    bots: dict[int, str] = {}
+    #: How many times each seat's token was reissued.
+    reissued: dict[int, int] = {}
+
+    @property
+    def ended(self) -> bool:
+        """Ended by a seat event (a forfeit, a resignation, an abort), not by the game's rules."""
+        return self.forfeited is not None or self.aborted
 
 
 class SeatRules:
@@ -80,35 +106,60 @@ class SeatRules:
 
     def evolve(self, state: Seated, event: Any) -> Seated:
         kind = type(event)
+        if kind not in _SEAT_EVENT_TYPES:
+            return self.State(self._evolve(state.game, event), state.players, state.forfeited, state.banks,
+                              state.aborted, state.clock, state.bots, state.reissued)
+        replace = msgspec.structs.replace
+        if kind is ClockMarked:
+            return replace(state, clock=event)
         if kind is SeatTimedOut:  # the seat's time is spent: its bank is empty from now on
             banks = {**state.banks, event.seat: 0}
             if event.consequence == FORFEIT:
-                return msgspec.structs.replace(state, forfeited=event.seat, banks=banks)
-            return msgspec.structs.replace(state, banks=banks)
+                return replace(state, forfeited=event.seat, banks=banks)
+            if event.consequence == ABORT:
+                return replace(state, aborted=True, banks=banks)
+            return replace(state, banks=banks)
         if kind is ClockCharged:
-            return msgspec.structs.replace(state, banks={**state.banks, event.seat: event.bank_ms})
-        return self.State(self._evolve(state.game, event), state.players, state.forfeited, state.banks)
+            return replace(state, banks={**state.banks, event.seat: event.bank_ms})
+        if kind is SeatResigned:
+            return replace(state, forfeited=event.seat)
+        if kind is GameAborted:
+            return replace(state, aborted=True)
+        if kind is SeatHandedOver:
+            bots = {seat: bot for seat, bot in state.bots.items() if seat != event.seat}
+            if event.bot:
+                bots[event.seat] = event.bot
+            return replace(state, bots=bots)
+        if kind is TokenReissued:
+            return replace(state, reissued={**state.reissued, event.seat: state.reissued.get(event.seat, 0) + 1})
+        return state
 
     def decide(self, state: Seated, seat: int, command: Any) -> Sequence[Any] | Rejection:
+        if state.aborted:
+            return reject(RejectionCode.GAME_OVER, "the match is over: it was aborted", "seat")
         if state.forfeited is not None:
-            return reject(RejectionCode.GAME_OVER, f"the match is over: seat {state.forfeited} forfeited", "clock")
+            return reject(RejectionCode.GAME_OVER, f"the match is over: seat {state.forfeited} forfeited or resigned",
+                          "clock")
         return self.rules.decide(state.game, seat, command)
 
     def view(self, state: Seated, viewer: Viewer) -> Any:
         return self.rules.view(state.game, viewer)
 
     def legal_commands(self, state: Seated, seat: int) -> Sequence[Any]:
-        return [] if state.forfeited is not None else self.rules.legal_commands(state.game, seat)
+        return [] if state.ended else self.rules.legal_commands(state.game, seat)
 
     def to_act(self, state: Seated) -> tuple[int, ...]:
-        return () if state.forfeited is not None else self.rules.to_act(state.game)
+        return () if state.ended else self.rules.to_act(state.game)
 
     def is_over(self, state: Seated) -> bool:
-        return state.forfeited is not None or self.rules.is_over(state.game)
+        return state.ended or self.rules.is_over(state.game)
 
     def outcome(self, state: Seated) -> list[int]:
+        if state.aborted:
+            return [0] * state.players
         if state.forfeited is not None:
-            return [1 if seat == state.forfeited else 0 for seat in range(state.players)]
+            losers = set(side_seats(self.rules, state.players, state.forfeited))
+            return [1 if seat in losers else 0 for seat in range(state.players)]
         return self.rules.outcome(state.game)
 
     def audience(self, event: Any) -> Audience:
@@ -124,16 +175,42 @@ class SeatRules:
         return self.State(self.rules.from_snapshot(config, snapshot, setup), _players(config))
 
     def describe(self, event: Any) -> str | None:
-        if isinstance(event, SeatTimedOut):
+        kind = type(event)
+        if kind is SeatTimedOut:
             why = "was disconnected" if event.reason != TIMEOUT else "ran out of time"
-            then = "and forfeits the match" if event.consequence == FORFEIT else "and its first legal command is played"
-            return f"Seat {event.seat} {why} after {event.waited_ms} ms {then}"
-        if isinstance(event, ClockCharged):
+            return f"Seat {event.seat} {why} after {event.waited_ms} ms {_THEN[event.consequence]}"
+        if kind is ClockCharged:
             return f"Seat {event.seat} took {event.used_ms} ms: {event.bank_ms} ms left in its bank"
+        if kind is ClockMarked:
+            return None  # a clock reading: not worth a line of the account
+        if kind is SeatResigned:
+            return f"Seat {event.seat} resigns"
+        if kind is GameAborted:
+            return "The match is aborted" + (f" by seat {event.seat}" if event.seat is not None else " by its owner")
+        if kind is SeatHandedOver:
+            return f"Seat {event.seat} is played by " + (f"the {event.bot} bot" if event.bot else "its player again")
+        if kind is TokenReissued:
+            return f"Seat {event.seat} gets a new token"
         return self.rules.describe(event)
 
     def score_sheet(self, events: Iterable[Any]) -> ScoreSheet:
         return self.rules.score_sheet(event for event in events if not isinstance(event, SEAT_EVENTS))
+
+
+_SEAT_EVENT_TYPES = frozenset(SEAT_EVENTS)
+_THEN = {
+    FORFEIT: "and forfeits the match",
+    AUTO_MOVE: "and its first legal command is played",
+    BOT_PLAYS: "and a bot plays for it",
+    ABORT: "and the match is aborted",
+}
+
+
+def side_seats(rules: GameRules, players: int, seat: int) -> tuple[int, ...]:
+    """The seats of ``seat``'s side: its partners and itself (the game's partnerships for
+    ``players`` seats, :class:`~cardgames.engine.core.protocol.Traits`; a game without
+    partnerships, or a seat alone on its side, is a side of one)."""
+    return next((side for side in rules.TRAITS.sides(players) if seat in side), (seat,))
 
 
 def _players(config: Any) -> int:
@@ -156,16 +233,24 @@ def with_seat_events(rules: GameRules) -> GameRules:
 
 def timeout_events(
     rules: GameRules, state: Seated, seat: int, consequence: str, reason: str = TIMEOUT, waited_ms: int = 0,
-    first: Any = None,
+    first: Any = None, bot: str = "",
 ) -> list[Any]:
     """The events recording that ``seat`` timed out in ``state`` (a :class:`Seated` of ``rules``).
 
     ``auto_move``: the timeout, then the events of the seat's first legal command (a forfeit
     when the seat has none, which a game waiting for the seat never does). ``first``: that
     command, when the caller has it already (a service lists a costly position elsewhere).
+    ``bot_plays``: the timeout, then the seat handed over to the bot ``bot`` (a strength).
+    ``forfeit`` and ``abort``: the timeout alone.
     """
     if consequence not in CONSEQUENCES:
         raise ValueError(f"a timeout's consequence is one of {CONSEQUENCES}, got {consequence!r}")
+    if consequence == BOT_PLAYS:
+        if not bot:
+            raise ValueError("a timeout whose bot plays names the bot")
+        return [SeatTimedOut(seat, BOT_PLAYS, reason, waited_ms), SeatHandedOver(seat, bot)]
+    if consequence == ABORT:
+        return [SeatTimedOut(seat, ABORT, reason, waited_ms)]
     base = rules.rules if isinstance(rules, SeatRules) else rules
     if consequence == AUTO_MOVE:
         legal = [first] if first is not None else base.legal_commands(state.game, seat)

@@ -19,6 +19,7 @@ from cardgames.v1 import game_service_pb2 as pb
 from cardgames.engine.core import chain
 from cardgames.engine.core.protocol import GameRules
 from cardgames.engine.core.registry import UnknownGame, get_game
+from cardgames.engine.core.time_control import TimeControlError, parse_time_control
 from cardgames.service.audit.logfile import AuditLog, entry
 
 #: Events per GetLog call.
@@ -33,6 +34,19 @@ def _engine_data(rules_type: Any, message: Any) -> Any:
     """A top-level wire message (Event, Command) as the engine's FORMAT.md data."""
     _, data = wire.unwrap(message)
     return msgspec.to_builtins(msgspec.convert(data, rules_type))
+
+
+def _time_control(header: pb.LogHeader) -> dict[str, Any] | None:
+    """The header's time control in its plain form (every key: as the genesis hashed it)."""
+    if not header.HasField("time_control"):
+        return None
+    from cardgames.service.grpc_tables import time_control_data  # the wire's enums, named once
+
+    try:
+        control = parse_time_control(time_control_data(header.time_control))
+    except TimeControlError as error:
+        raise ExportError(f"the log header's time control is not one: {error}") from None
+    return msgspec.to_builtins(control)
 
 
 def header_data(rules: GameRules, header: pb.LogHeader) -> dict[str, Any]:
@@ -50,6 +64,7 @@ def header_data(rules: GameRules, header: pb.LogHeader) -> dict[str, Any]:
         seed_commitment=header.seed_commitment,
         seed_given=header.seed_given,
         seat_commitments=list(header.seat_commitments) if header.seat_entropy else None,
+        time_control=_time_control(header),
     )
     if header.genesis and chain.genesis(data).hex() != header.genesis:
         raise ExportError("the log header read from the server does not hash to its genesis (the config did not "

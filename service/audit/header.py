@@ -14,6 +14,7 @@ from cardgames.engine.core import chain, fairness
 from cardgames.engine.core.canonical import canonical
 from cardgames.engine.core.protocol import GameRules, OptionsError
 from cardgames.engine.core.registry import UnknownGame, get_game, known_games
+from cardgames.engine.core.time_control import TimeControl, TimeControlError, parse_time_control
 from cardgames.service.audit.logfile import LogFormatError
 
 
@@ -42,6 +43,8 @@ class CheckedHeader:
     dealer: int | None
     stacked: int
     genesis: bytes
+    #: The header's time control (engine/core/time_control.py), None for none.
+    control: TimeControl | None = None
 
 
 def hex32(value: Any) -> bool:
@@ -78,7 +81,7 @@ def check_header(header: Mapping[str, Any]) -> CheckedHeader:
             1,
         )
     known = {*chain.HEADER_KEYS, "genesis"}
-    unknown = sorted(set(header) - known)
+    unknown = sorted(set(header) - known - set(chain.OPTIONAL_HEADER_KEYS))
     if unknown:
         raise Failure("header", f"unknown header keys {unknown}", line=1)
     missing = sorted(known - set(header))
@@ -103,10 +106,17 @@ def check_header(header: Mapping[str, Any]) -> CheckedHeader:
         isinstance(commitments, list) and len(commitments) == players and all(map(hex32, commitments))
     ):
         raise Failure("header", f"seat_commitments is not null or {players} hashes in hex", line=1)
+    control = None
+    if "time_control" in header:
+        raw = header["time_control"]
+        try:
+            control = parse_time_control(raw if isinstance(raw, dict) else {"": raw})
+        except TimeControlError as error:
+            raise Failure("header", f"time_control: {error}", line=1) from None
     genesis = chain.genesis(header)
     if header["genesis"] != genesis.hex():
         raise Failure("header", "its genesis is not the hash of the header: the header was changed", line=1)
-    return CheckedHeader(base, config, players, dealer, stacked, genesis)
+    return CheckedHeader(base, config, players, dealer, stacked, genesis, control)
 
 
 def _config(base: GameRules, config: Any, players: int) -> Any:

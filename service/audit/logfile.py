@@ -72,6 +72,7 @@ def log_header(header: Header, game_id: str, commitments: list[str] | None) -> d
         seed_commitment=header.seed_commitment,
         seed_given=header.seed_given,
         seat_commitments=commitments,
+        time_control=header.time_control,
     )
 
 
@@ -152,7 +153,7 @@ def _line(item: dict[str, Any], keys: Iterable[str]) -> bytes:
 
 def lines(log: AuditLog) -> Iterator[bytes]:
     """The log's lines (each ends with a newline): the same log always gives the same bytes."""
-    yield _line(log.header, (*chain.HEADER_KEYS, "genesis"))
+    yield _line(log.header, (*chain.HEADER_KEYS, *chain.OPTIONAL_HEADER_KEYS, "genesis"))
     for item in log.entries:
         yield _line(item, ENTRY_KEYS)
     if log.reveal is not None:

@@ -11,6 +11,11 @@ It trusts nothing but the engine's rules and the log's own commitments:
    against the revealed seed, and the event itself against what the rules produce: the
    start of the match (``start``), each player's command run through ``decide`` (it must
    be accepted), a service-recorded timeout through its documented consequence;
+   with a time control in the header: every batch ends with its clock mark, each mark is
+   the one the time control gives (engine/core/time_control.py: banks, increments, when
+   each decision began), no timeout comes before its seat's deadline, and each has the
+   header's consequence; a resignation, hand-over or token reissue only while the match
+   runs, an abort only before any seat played;
 4. the end: no event the rules still owe, the match is over, the reveal's head is the
    last hash.
 
@@ -33,14 +38,27 @@ import msgspec
 from cardgames.engine.core import chain, fairness
 from cardgames.engine.core.canonical import canonical
 from cardgames.engine.core.commands import parse_command
-from cardgames.engine.core.events import ClockCharged, MatchSeeded, SeatTimedOut, Shuffled
+from cardgames.engine.core.events import (
+    ClockCharged,
+    ClockMarked,
+    GameAborted,
+    MatchSeeded,
+    SeatHandedOver,
+    SeatResigned,
+    SeatTimedOut,
+    Shuffled,
+    TokenReissued,
+)
 from cardgames.engine.core.protocol import Malformed, Rejection, Setup
 from cardgames.engine.core.seat_events import timeout_events, with_seat_events
+from cardgames.engine.core.time_control import TimeControl, mark_after
+from cardgames.service.audit.clock_checks import seat_fact, timeout_in_time
 from cardgames.service.audit.header import Failure, check_header, hex32
 from cardgames.service.audit.logfile import AuditLog, read_log
 
 ENTRY_FIELDS = frozenset({"seq", "seat", "command", "event", "hash", "redacted"})
-SEAT_EVENT_TYPES = frozenset({"seat_timed_out", "clock_charged"})
+SEAT_EVENT_TYPES = frozenset({"seat_timed_out", "clock_charged", "clock_marked", "seat_resigned", "game_aborted",
+                              "seat_handed_over", "token_reissued"})
 
 
 @dataclass(frozen=True)
@@ -121,6 +139,7 @@ class _Verifier:
         checked = check_header(self.log.header)
         self.base, self.config, self.players = checked.base, checked.config, checked.players
         self.dealer, self.stacked, self.previous = checked.dealer, checked.stacked, checked.genesis
+        self.control: TimeControl | None = checked.control
 
     def _reveal(self) -> None:
         log, header = self.log, self.log.header
@@ -163,7 +182,8 @@ class _Verifier:
         log = self.log
         entries = log.entries
         types = {item.get("event", {}).get("type") for item in entries if isinstance(item.get("event"), dict)}
-        self.rules = with_seat_events(self.base) if types & SEAT_EVENT_TYPES else self.base
+        clocked = self.control is not None
+        self.rules = with_seat_events(self.base) if clocked or types & SEAT_EVENT_TYPES else self.base
         rules = self.rules
         # Typed decoding from bytes is far faster than msgspec.convert from dicts; the bytes
         # are the canonical encoding of the entry's plain data, so nothing is lost.
@@ -178,6 +198,12 @@ class _Verifier:
         seed_hex = self.shuffle_seed
         server_seed = self.server_seed
         previous = self.previous
+        # the batch since the last clock mark (a clocked match): its events, its command's seat, and
+        # whether that command spent the seat's bank (not when a bot played for it)
+        batch: list[Any] = []
+        acted: int | None = None
+        charged = False
+        timed_out_at = 0
         for index, item in enumerate(entries):
             seq = index + 1
             line = log.lines[index] if index < len(log.lines) else None
@@ -244,19 +270,39 @@ class _Verifier:
                 pending.extend(outcome)
                 origin = seq
                 commands += 1
+                if clocked:
+                    if batch:
+                        raise Failure(where, "a new command, but the batch before it has no clock mark", seq, line)
+                    acted, charged = seat, seat not in state.bots
             elif not pending:
                 if kind is SeatTimedOut:
                     if not 0 <= event.seat < self.players or event.seat not in rules.to_act(state):
                         raise Failure(where, f"seat {event.seat} timed out but the game was not waiting for it",
                                       seq, line)
+                    if self.control is not None:
+                        timed_out_at = timeout_in_time(self.control, event, state, where, seq, line)
                     try:
                         pending.extend(timeout_events(rules, state, event.seat, event.consequence, event.reason,
-                                                      event.waited_ms))
+                                                      event.waited_ms, bot=self.control.bot if self.control else ""))
                     except ValueError as error:
                         raise Failure(where, f"an invalid timeout: {error}", seq, line) from None
                     timeouts += 1
                 elif kind is ClockCharged:
                     pending.append(event)  # a fact of the service's clock: nothing to recompute
+                elif kind is ClockMarked:
+                    if self.control is None:
+                        raise Failure(where, "a clock mark in a match whose header has no time_control", seq, line)
+                    mark = mark_after(self.control, self.players, state.clock, batch, acted, charged,
+                                      rules.to_act(state), event.at_ms)
+                    if state.clock is not None and event.at_ms < state.clock.at_ms:
+                        raise Failure(where, "the clock mark goes back in time", seq, line)
+                    if event.at_ms < timed_out_at:
+                        raise Failure(where, "the clock mark is earlier than the timeout it follows", seq, line)
+                    pending.append(mark)
+                    batch, acted, charged, timed_out_at = [], None, False, 0
+                elif kind in (SeatResigned, GameAborted, SeatHandedOver, TokenReissued):
+                    seat_fact(self.rules, self.players, event, state, commands, where, seq, line)
+                    pending.append(event)
                 else:
                     raise Failure(where, f"a {_tag(event)!r} event that no command caused (the rules wait for a "
                                   "command here)", seq, line)
@@ -269,7 +315,11 @@ class _Verifier:
             except Exception as error:  # pragma: no cover - the event is the rules' own
                 raise Failure(where, f"the rules fail on this event: {type(error).__name__}: {error}",
                               seq, line) from None
+            if clocked and kind is not ClockMarked:
+                batch.append(event)
         last = len(entries)
+        if batch:
+            raise Failure(_where(last + 1), "the log ends, but its last batch has no clock mark", last + 1)
         if pending:
             raise Failure(_where(last + 1), f"the log ends, but the rules give more events after seq {origin} "
                           f"(next: a {_tag(pending[0])!r} event)", last + 1)

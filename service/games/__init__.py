@@ -24,6 +24,7 @@ once the match is over. Errors are :mod:`cardgames.service.errors`, re-exported 
 """
 
 from cardgames.service.errors import (
+    DeadlinePassed,
     GameNotFoundError,
     InvalidOptions,
     InvalidRequest,
@@ -63,6 +64,7 @@ __all__ = [
     "MAX_PAGE_SIZE",
     "Accepted",
     "Created",
+    "DeadlinePassed",
     "EntropyStatus",
     "Entry",
     "GameNotFoundError",

@@ -27,7 +27,7 @@ def seat_of(live: LiveGame, token: str | None) -> int | None:
     seat = live.seats_by_digest.get(digest)
     if seat is not None:
         return seat
-    for index, known in enumerate(live.header.token_hashes):
+    for index, known in enumerate(live.hashes()):
         if hmac.compare_digest(known, digest):
             seat = index
     if seat is None:

@@ -9,6 +9,7 @@ from typing import Any
 import msgspec
 from cardgames import wire
 
+from cardgames.engine.core.events import ClockMarked
 from cardgames.engine.core.protocol import GameRules
 from cardgames.service.errors import Unservable
 
@@ -27,6 +28,7 @@ def servable(rules: GameRules, game: str, events: Sequence[Any], state: Any) -> 
     to their messages when their JSON (a few microseconds) holds such a run of digits.
     """
     view = rules.view(state, None)
+    events = [event for event in events if type(event) is not ClockMarked]  # Unix ms in int64 fields
     if _LONG_NUMBER.search(msgspec.json.encode((events, view))) is None:
         return
     try:

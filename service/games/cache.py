@@ -14,6 +14,7 @@ import asyncio
 import logging
 from collections import OrderedDict
 from functools import lru_cache
+from collections.abc import Callable
 from typing import Any
 from uuid import UUID
 
@@ -22,7 +23,10 @@ import msgspec
 from cardgames.engine.core.echo import clip, echo
 from cardgames.engine.core.protocol import GameRules
 from cardgames.engine.core.registry import UnknownGame, get_game
+from cardgames.engine.core.events import TokenReissued
 from cardgames.engine.core.seat_events import with_seat_events
+from cardgames.service import seat_store
+from cardgames.service.clock_marks import wall_ms
 from cardgames.service.audit.logfile import seat_values
 from cardgames.service.errors import GameNotFoundError, InvalidRequest, NotNow, StoreUnavailable, UnknownGameError
 from cardgames.service.games.executor import StoreExecutor
@@ -53,6 +57,11 @@ class LiveGames:
         self.max_live = max_live
         self.max_finished = max_finished
         self._live: OrderedDict[UUID, LiveGame] = OrderedDict()
+        #: The server's time in Unix ms (clock marks, deadlines, views; tests set a controllable one).
+        self.now_ms: Callable[[], int] = wall_ms
+        #: Called with a live game created, loaded or advanced here that has a time control or a seat a
+        #: bot plays (service/table_clocks.py).
+        self.on_clocked: Callable[[LiveGame], None] | None = None
         self._finished: OrderedDict[UUID, None] = OrderedDict()
         self._loading: dict[UUID, asyncio.Lock] = {}
 
@@ -78,12 +87,21 @@ class LiveGames:
         return list(self._live.values())
 
     def watched(self) -> list[LiveGame]:
-        """The cached games someone watches."""
-        return [live for live in self._live.values() if live.subscribers]
+        """The cached games someone watches (or the table clocks follow)."""
+        return [live for live in self._live.values() if live.subscribers or live.followed]
 
     def new(self, game_id: UUID, rules: GameRules, header: Header, state: Any) -> LiveGame:
         """A live game at sequence 0, to be kept (:meth:`keep`) once it is in the store."""
-        return LiveGame(game_id, rules, header, state, 0, on_over=self.retire)
+        return LiveGame(game_id, rules, header, state, 0, on_over=self.retire, on_batch=self.clocked,
+                        now_ms=self.now)
+
+    def now(self) -> int:
+        return self.now_ms()
+
+    def clocked(self, live: LiveGame) -> None:
+        """Tell the table clocks about a game with a time control or a seat a bot plays."""
+        if self.on_clocked is not None and (live.control is not None or getattr(live.state, "bots", None)):
+            self.on_clocked(live)
 
     def keep(self, live: LiveGame) -> None:
         """Cache a live game; drop the least recently used idle ones beyond ``max_live``."""
@@ -121,6 +139,7 @@ class LiveGames:
                 live = self.new(key, with_seat_events(get_game(header.game)), header, None)
                 await self.executor.read(self._load, live)
                 self.keep(live)
+                self.clocked(live)
         self._loading.pop(key, None)
         return live
 
@@ -146,6 +165,8 @@ class LiveGames:
             return
         events, notes = split_notes(await self.executor.read(self.store.log, live.game_id, live.rules, live.sequence))
         live.suspect = False
+        if any(type(event) is TokenReissued for event in events):  # another process reissued a token
+            await self.executor.read(self.load_tokens, live)
         live.advance(events, notes)
 
     async def state_at(self, live: LiveGame, sequence: int) -> tuple[Any, bytes]:
@@ -177,6 +198,16 @@ class LiveGames:
         live.state, live.sequence = self._state_at(key, live.rules, header, None)
         head = self.store.head(key, live.sequence)[1]
         live.head = bytes.fromhex(head) if head else b""
+        if getattr(live.state, "reissued", None):
+            self.load_tokens(live)
+
+    def load_tokens(self, live: LiveGame) -> None:
+        """The seats' current token hashes: the header's, each replaced by its latest reissue (blocking)."""
+        hashes = list(live.header.token_hashes)
+        for record in seat_store.tokens(self.store, live.game_id):
+            hashes[record.seat] = record.token_hash
+        live.token_hashes = hashes
+        live.seats_by_digest.clear()
 
     def _state_at(self, key: UUID, rules: GameRules, header: Header, upto: int | None) -> tuple[Any, int]:
         """The state at ``upto`` (None: the end) from the latest snapshot and the events after it (blocking)."""

@@ -20,7 +20,9 @@ import msgspec
 from cardgames.engine.core.commands import parse_command
 from cardgames.engine.core.protocol import GameRules, Malformed, Rejection
 from cardgames.engine.core.replay import fold
-from cardgames.service.errors import Rejected, StaleSequenceError, StoreUnavailable
+from cardgames.service import seat_store
+from cardgames.service.clock_marks import late, seal, taking_back
+from cardgames.service.errors import DeadlinePassed, Rejected, StaleSequenceError, StoreUnavailable
 from cardgames.service.games.auth import seat_required
 from cardgames.service.games.bounds import servable
 from cardgames.service.games.cache import LiveGames
@@ -65,6 +67,21 @@ class Commands:
         if not live.started:
             live = await self.games.fresh(game_id)  # MATCH_NOT_STARTED, unless another process started it
         seat = seat_required(live, token)
+        return await self.submit_as(live, seat, command, expected_sequence, for_game=for_game)
+
+    async def submit_for_bot(
+        self, game_id: str, seat: int, command: Mapping[str, Any], expected_sequence: int
+    ) -> Accepted:
+        """A built-in bot's command for ``seat`` (a seat a bot plays: service/table_clocks.py): no token, and
+        its time is not charged to the seat's bank."""
+        live = await self.games.fresh(game_id)
+        return await self.submit_as(live, seat, command, expected_sequence, by_bot=True)
+
+    async def submit_as(
+        self, live: LiveGame, seat: int, command: Mapping[str, Any] | Malformed, expected_sequence: int | None,
+        *, for_game: str | None = None, by_bot: bool = False,
+    ) -> Accepted:
+        """:meth:`submit` for a seat already known (``by_bot``: its bot's command)."""
         game = live.header.game
         if for_game is not None and for_game != game and not isinstance(command, Malformed):
             command = Malformed(f"a {for_game} command sent to a {game} game", type=command.get("type"))
@@ -76,7 +93,7 @@ class Commands:
             attempts = 0
             while True:
                 attempts += 1
-                events, state, fresh = await self._decide(live, seat, parsed, expected_sequence, fresh)
+                events, state, fresh = await self._decide(live, seat, parsed, expected_sequence, fresh, by_bot)
                 recorded = msgspec.to_builtins(parsed)  # the command as the rules read it
                 notes = live.chain(live.sequence + 1, events, seat, recorded)
                 try:
@@ -97,7 +114,7 @@ class Commands:
         return Accepted(game, seat, sequence, entries, notes[-1].hash)
 
     async def _decide(
-        self, live: LiveGame, seat: int, command: Any, expected: int | None, fresh: bool
+        self, live: LiveGame, seat: int, command: Any, expected: int | None, fresh: bool, by_bot: bool = False
     ) -> tuple[list[Any], Any, bool]:
         """The command's batch on the live state and the state after it (clock events included), and
         whether the live game is known to be fresh now: a refusal on a shared store is decided again on
@@ -113,7 +130,17 @@ class Commands:
             await self.games.catch_up(live)
             fresh = True
         events = list(outcome)
-        state = fold(live.rules, live.state, events)
+        control = live.control
+        if control is not None:  # the game's time control: too late, or the batch's clock mark
+            now = self.games.now_ms()
+            late_ms = None if by_bot else late(control, live.state, seat, now)
+            if late_ms is not None:
+                raise DeadlinePassed(seat, 0, late_ms=late_ms)
+            charged = not by_bot and seat not in live.state.bots
+            events, state = seal(live.rules, control, live.header.players, live.state,
+                                 [*events, *taking_back(live.state, seat, by_bot)], seat, charged, now)
+        else:
+            state = fold(live.rules, live.state, events)
         servable(live.rules, live.header.game, events, state)  # before the clocks count the move
         if self.clock_hook is not None:
             hooked = self.clock_hook(live, seat, events)
@@ -122,28 +149,45 @@ class Commands:
         return events, state, fresh
 
     async def record(
-        self, game_id: str, expected_sequence: int, decide: Callable[[GameRules, Any], Sequence[Any] | None]
+        self, game_id: str, expected_sequence: int | None, decide: Callable[[GameRules, Any], Sequence[Any] | None],
+        *, token: seat_store.TokenRecord | None = None,
     ) -> int | None:
-        """Write a batch the service decided itself, with no seat's command (a seat's clock ran out).
+        """Write a batch the service decided itself, with no seat's command (a seat's clock ran out,
+        a seat resigned or was handed over, a token was reissued).
 
         ``decide(rules, state)`` gives the batch's events on the state at ``expected_sequence``
-        (None or none: nothing to write). Returns the new sequence, or None when nothing was
-        written (the game had moved on: the caller decides again on the new state).
+        (None: the latest; None or no events from ``decide``: nothing to write; it may raise a
+        ServiceError to refuse). Returns the new sequence, or None when nothing was written (the
+        game had moved on: the caller decides again on the new state). A game with a time control
+        gets the batch's clock mark. ``token``: a reissued token's hash, written in the same insert.
         """
         live = await self.games.get(game_id)
         async with live.lock:
-            if live.suspect:
+            if live.suspect or self.games.shared:
                 await self.games.catch_up(live)
-            if expected_sequence != live.sequence:
+            if expected_sequence is not None and expected_sequence != live.sequence:
                 return None
             events = list(decide(live.rules, live.state) or ())
             if not events:
                 return None
-            state = fold(live.rules, live.state, events)
+            if live.control is not None:
+                events, state = seal(live.rules, live.control, live.header.players, live.state, events, None, False,
+                                     self.games.now_ms())
+            else:
+                state = fold(live.rules, live.state, events)
             servable(live.rules, live.header.game, events, state)
             notes = live.chain(live.sequence + 1, events)
             try:
-                await self._write(live, events, None, notes)
+                if token is None:
+                    await self._write(live, events, None, notes)
+                else:
+                    version = live.state.reissued.get(token.seat, 0) + 1
+                    await self.executor.write(seat_store.reissue, self.executor.store, live.game_id, live.header.game,
+                                              live.sequence, events, [note.hash for note in notes], version, token)
+                    hashes = list(live.hashes())
+                    hashes[token.seat] = token.token_hash
+                    live.token_hashes = hashes
+                    live.seats_by_digest.clear()
             except StaleSequence:
                 await self.games.catch_up(live)
                 return None

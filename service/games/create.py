@@ -18,12 +18,15 @@ from cardgames.engine.core import chain, fairness
 from cardgames.engine.core.chance import ShuffleUnavailable
 from cardgames.engine.core.protocol import OptionsError, ScenarioError, Setup
 from cardgames.engine.core.replay import new_match
+from cardgames.engine.core.time_control import TimeControlError, parse_time_control
+from cardgames.service.clock_marks import seal
 from cardgames.service.errors import InvalidOptions, InvalidRequest
 from cardgames.service.games.auth import token_hash
 from cardgames.service.games.bounds import servable
 from cardgames.service.games.cache import LiveGames, rules_for
 from cardgames.service.games.executor import StoreExecutor
 from cardgames.service.games.results import Created
+from cardgames.service.seat_store import clocked_marker
 from cardgames.service.store import Header
 
 SEED_HEX = re.compile(r"[0-9a-f]{64}")
@@ -50,6 +53,7 @@ class Creation:
         seat_entropy: bool = False,
         tokens: Sequence[str] | None = None,
         held_by: str = "",
+        time_control: Mapping[str, Any] | None = None,
     ) -> Created:
         """A new match: validated options, a seed from ``secrets`` unless given, one token per seat.
 
@@ -57,8 +61,14 @@ class Creation:
         revealed entropy of its own (service/games/entropy.py).
         ``tokens``: the seats' tokens (as random as ``secrets``' own: a tournament derives them),
         else new ones. ``held_by``: whoever withholds the finished match's reveal (service/games/disclosure.py).
+        ``time_control``: a clock for every seat (engine/core/time_control.py), kept in the log's header;
+        the game also gets an owner token (Abort, HandOver, ReissueToken: service/seat_lifecycle.py).
         """
         rules = rules_for(game)
+        try:
+            control = parse_time_control(time_control)
+        except TimeControlError as error:
+            raise InvalidRequest(str(error), reason="INVALID_TIME_CONTROL") from error
         try:
             config = rules.make_config(dict(options or {}), players)
         except OptionsError as error:
@@ -84,6 +94,7 @@ class Creation:
         if tokens is not None and (len(tokens) != seats or not all(tokens)):
             raise InvalidRequest(f"a game of {seats} seats takes {seats} tokens", reason="INVALID_SETUP")
         tokens = list(tokens) if tokens is not None else [secrets.token_urlsafe(32) for _ in range(seats)]
+        owner_token = secrets.token_urlsafe(32)
         header = Header(
             game=game,
             players=seats,
@@ -98,7 +109,11 @@ class Creation:
             stacked=len(stacked),
             decks=stacked if seat_entropy else (),
             held_by=held_by,
+            time_control=msgspec.to_builtins(control) if control is not None else None,
+            owner_hash=token_hash(owner_token),
         )
+        if control is not None and not seat_entropy:
+            events, state = seal(rules, control, seats, rules.initial(config), events, None, False, self.games.now_ms())
         if not seat_entropy:
             servable(rules, game, events, state)
         game_id = uuid4()
@@ -107,7 +122,10 @@ class Creation:
             events = []
             live.commitments, live.entropies = [""] * seats, [""] * seats
         notes = live.chain(1, events)
-        await self.executor.write(self.executor.store.create, game_id, header, events, [note.hash for note in notes])
+        also = [clocked_marker(game_id)] if control is not None else []
+        await self.executor.write(self.executor.store.create, game_id, header, events, [note.hash for note in notes],
+                                  also)
         live.advance(events, notes, state)
         self.games.keep(live)
-        return Created(str(game_id), game, tokens, live.sequence, header.seed_commitment, live.head.hex())
+        self.games.clocked(live)
+        return Created(str(game_id), game, tokens, live.sequence, header.seed_commitment, live.head.hex(), owner_token)

@@ -12,6 +12,7 @@ import msgspec
 from cardgames.engine.core import fairness
 from cardgames.engine.core.protocol import Setup
 from cardgames.engine.core.replay import new_match
+from cardgames.service.clock_marks import seal
 from cardgames.service.errors import InvalidRequest, NotNow, StaleSequenceError
 from cardgames.service.games.auth import seat_required
 from cardgames.service.games.bounds import servable
@@ -74,6 +75,9 @@ class SeatEntropy:
                 config = msgspec.convert(header.config, live.rules.Config)
                 setup = Setup(seed=fairness.shuffle_seed(header.seed, after), decks=header.decks, dealer=header.dealer)
                 state, events = new_match(live.rules, config, setup)
+                if live.control is not None:  # the start's batch ends with its clock mark
+                    events, state = seal(live.rules, live.control, header.players, live.rules.initial(config),
+                                         events, None, False, live.now_ms())
                 servable(live.rules, header.game, events, state)
                 notes = live.chain(1, events)
                 start = (header.game, events, [note.hash for note in notes])

@@ -8,7 +8,7 @@ in docs/architecture.md). The parts are public attributes, for the code that nee
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from cardgames.engine.core.protocol import GameRules, Malformed
 from cardgames.service.feed import Feed
@@ -32,9 +32,13 @@ from cardgames.service.games.results import (
     WatchItem,
 )
 from cardgames.service.games.watch import Watches
+from cardgames.service.seat_store import TokenRecord
 from cardgames.service.snapshots import SnapshotStore, every_from_env
 from cardgames.service.store import EventStore
 from cardgames.service.workers import Workers
+
+
+T = TypeVar("T")
 
 
 class Games:
@@ -94,6 +98,47 @@ class Games:
         self.disclosure.releases = releases
 
     @property
+    def now_ms(self) -> Callable[[], int]:
+        """The server's time in Unix ms: clock marks, deadlines, views (tests set a controllable one)."""
+        return self.cache.now_ms
+
+    @now_ms.setter
+    def now_ms(self, now_ms: Callable[[], int]) -> None:
+        self.cache.now_ms = now_ms
+
+    @property
+    def on_clocked(self) -> Callable[[LiveGame], None] | None:
+        """Called with a game that has a time control or a seat a bot plays, when it is created, loaded or
+        advanced here (service/table_clocks.py)."""
+        return self.cache.on_clocked
+
+    @on_clocked.setter
+    def on_clocked(self, hook: Callable[[LiveGame], None] | None) -> None:
+        self.cache.on_clocked = hook
+
+    async def follow(self, game_id: str, following: bool = True) -> None:
+        """Keep a game cached and caught up with other processes' writes with no watcher (the table clocks:
+        ``on_clocked`` is called after each batch), or stop."""
+        live = await self.cache.get(game_id)
+        live.followed = following
+
+    def cached(self, game_id: str) -> LiveGame | None:
+        """The game if this process holds it now (nothing loaded, nothing caught up)."""
+        return self.cache.peek(game_id)
+
+    async def fresh(self, game_id: str) -> LiveGame:
+        """The game, caught up with other processes' writes (MATCH_NOT_STARTED before a seat-entropy start)."""
+        return await self.cache.fresh(game_id)
+
+    async def read(self, function: Callable[..., T], *args: Any) -> T:
+        """A store call that only reads, off the event loop (service/games/executor.py)."""
+        return await self.executor.read(function, *args)
+
+    async def write(self, function: Callable[..., T], *args: Any) -> T:
+        """A store call that writes, off the event loop (service/games/executor.py)."""
+        return await self.executor.write(function, *args)
+
+    @property
     def feed(self) -> Feed | None:
         """The subscription to a shared store's feed, once :meth:`open` started it."""
         return self.watches.feed
@@ -123,10 +168,12 @@ class Games:
         self, game: str, options: Mapping[str, Any] | None = None, players: int | None = None, *,
         seed: str | None = None, decks: Sequence[Sequence[str]] = (), dealer: int | None = None,
         seat_entropy: bool = False, tokens: Sequence[str] | None = None, held_by: str = "",
+        time_control: Mapping[str, Any] | None = None,
     ) -> Created:
         """A new match (:meth:`Creation.create`)."""
         return await self.creation.create(game, options, players, seed=seed, decks=decks, dealer=dealer,
-                                          seat_entropy=seat_entropy, tokens=tokens, held_by=held_by)
+                                          seat_entropy=seat_entropy, tokens=tokens, held_by=held_by,
+                                          time_control=time_control)
 
     async def commit_entropy(self, game_id: str, token: str | None, commitment: str) -> EntropyStatus:
         """A seat's entropy commitment (:class:`SeatEntropy`)."""
@@ -141,10 +188,16 @@ class Games:
         """One command for the token's seat (:meth:`Commands.submit`)."""
         return await self.commands.submit(game_id, token, command, expected_sequence, for_game=for_game)
 
-    async def record(self, game_id: str, expected_sequence: int,
-                     decide: Callable[[GameRules, Any], Sequence[Any] | None]) -> int | None:
+    async def submit_for_bot(self, game_id: str, seat: int, command: Mapping[str, Any],
+                             expected_sequence: int) -> Accepted:
+        """A built-in bot's command for a seat it plays (:meth:`Commands.submit_for_bot`)."""
+        return await self.commands.submit_for_bot(game_id, seat, command, expected_sequence)
+
+    async def record(self, game_id: str, expected_sequence: int | None,
+                     decide: Callable[[GameRules, Any], Sequence[Any] | None], *,
+                     token: TokenRecord | None = None) -> int | None:
         """A batch the service decided itself (:meth:`Commands.record`)."""
-        return await self.commands.record(game_id, expected_sequence, decide)
+        return await self.commands.record(game_id, expected_sequence, decide, token=token)
 
     async def view(self, game_id: str, token: str | None, sequence: int | None = None) -> ViewResult:
         """The caller's view (:meth:`Reading.view`)."""
@@ -154,9 +207,10 @@ class Games:
         """The log as the caller may see it (:meth:`Reading.log`)."""
         return await self.reading.log(game_id, token, after, limit)
 
-    async def watch(self, game_id: str, token: str | None, after: int | None = None) -> AsyncGenerator[WatchItem, None]:
+    async def watch(self, game_id: str, token: str | None, after: int | None = None, *,
+                    presence: bool = False) -> AsyncGenerator[WatchItem, None]:
         """The caller's stream of :class:`WatchItem` (:meth:`Watches.watch`)."""
-        return await self.watches.watch(game_id, token, after)
+        return await self.watches.watch(game_id, token, after, presence=presence)
 
     async def legal_listing(self, game_id: str, token: str | None) -> LegalListing:
         """All of the seat's legal commands, listed lazily here (:meth:`Paging.legal_listing`)."""
@@ -169,11 +223,11 @@ class Games:
 
     async def choose(
         self, game_id: str, token: str | None, sequence: int, policy: Any, view: Any, rng: Any, *,
-        searches: bool = False, in_thread: bool = False, fallback: Any = None,
+        searches: bool = False, in_thread: bool = False, fallback: Any = None, seat: int | None = None,
     ) -> Any:
         """A built-in bot's decision (:meth:`Paging.choose`)."""
         return await self.paging.choose(game_id, token, sequence, policy, view, rng, searches=searches,
-                                        in_thread=in_thread, fallback=fallback)
+                                        in_thread=in_thread, fallback=fallback, seat=seat)
 
 
 def store_is_shared(store: EventStore) -> bool:

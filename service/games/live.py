@@ -18,7 +18,9 @@ from uuid import UUID
 from cardgames.engine.core import chain
 from cardgames.engine.core.protocol import GameRules, Viewer
 from cardgames.engine.core.replay import fold
+from cardgames.engine.core.time_control import TimeControl
 from cardgames.service.audit.logfile import log_header, with_genesis
+from cardgames.service.clock_marks import control_of, seat_clocks, wall_ms
 from cardgames.service.games.results import ViewResult
 from cardgames.service.store import Header, Note
 
@@ -29,12 +31,23 @@ WATCH_QUEUE = 256
 Published = tuple[int, int, Sequence[Any], Any, Sequence[Note]]
 
 
+@dataclass(frozen=True)
+class PresenceChange:
+    """A seat came (its first Watch stream opened) or went (its last closed): a watch queue's item beside
+    the batches, for watchers that asked for it (not part of the log)."""
+
+    seat: int
+    connected: bool
+
+
 @dataclass(eq=False)
 class Subscriber:
-    """One watcher's queue of batches; ``lagged`` once it overflowed (the watcher re-reads the store)."""
+    """One watcher's queue of batches; ``lagged`` once it overflowed (the watcher re-reads the store);
+    ``presence``: it also hears when seats come and go."""
 
-    queue: asyncio.Queue[Published] = field(default_factory=lambda: asyncio.Queue(WATCH_QUEUE))
+    queue: asyncio.Queue[Published | PresenceChange] = field(default_factory=lambda: asyncio.Queue(WATCH_QUEUE))
     lagged: bool = False
+    presence: bool = False
 
 
 @dataclass(eq=False)
@@ -64,6 +77,41 @@ class LiveGame:
     released: bool = False
     #: Called by :meth:`advance` with this game when a batch ends the match (the cache retires it).
     on_over: Callable[[LiveGame], None] | None = None
+    #: Called by :meth:`advance` with this game after every batch (the table clocks re-arm its timer).
+    on_batch: Callable[[LiveGame], None] | None = None
+    #: The server's time in Unix ms (views' clocks; the cache's, which tests may control).
+    now_ms: Callable[[], int] = wall_ms
+    #: Each seat's token hash now: the header's, or the latest reissued one (service/seat_lifecycle.py).
+    token_hashes: list[str] = field(default_factory=list)
+    #: How many Watch streams hold each seat's token in this process (presence).
+    presence: list[int] = field(default_factory=list)
+    #: Kept cached and caught up with other processes' writes with no watcher (the table clocks).
+    followed: bool = False
+
+    @cached_property
+    def control(self) -> TimeControl | None:
+        """The game's time control (None: no clock)."""
+        return control_of(self.header.time_control)
+
+    def hashes(self) -> Sequence[str]:
+        """Each seat's token hash now."""
+        return self.token_hashes or self.header.token_hashes
+
+    def present(self, seat: int, change: int) -> None:
+        """A Watch stream of ``seat`` opened (+1) or closed (-1); watchers that asked hear when it comes or goes."""
+        if len(self.presence) < self.header.players:
+            self.presence = [0] * self.header.players
+        before = self.presence[seat]
+        self.presence[seat] = max(0, before + change)
+        if (before > 0) == (self.presence[seat] > 0):
+            return
+        news = PresenceChange(seat, self.presence[seat] > 0)
+        for subscriber in self.subscribers:
+            if subscriber.presence:
+                try:
+                    subscriber.queue.put_nowait(news)
+                except asyncio.QueueFull:
+                    subscriber.lagged = True
 
     @cached_property
     def seed(self) -> bytes:
@@ -77,8 +125,8 @@ class LiveGame:
 
     @property
     def busy(self) -> bool:
-        """Whether someone watches the game or writes to it now (the cache then keeps it)."""
-        return bool(self.subscribers) or self.lock.locked()
+        """Whether someone watches, follows or writes to the game now (the cache then keeps it)."""
+        return bool(self.subscribers) or self.followed or self.lock.locked()
 
     def log_header(self) -> dict[str, Any]:
         """The audit log's header of this game, with its genesis once every seat has committed."""
@@ -122,11 +170,14 @@ class LiveGame:
                 subscriber.lagged = True
         if self.on_over is not None and self.rules.is_over(self.state):
             self.on_over(self)
+        if self.on_batch is not None:
+            self.on_batch(self)
         return first
 
-    def subscribe(self) -> Subscriber:
-        """A new watcher's queue: it gets every batch from the current state on."""
-        subscriber = Subscriber()
+    def subscribe(self, presence: bool = False) -> Subscriber:
+        """A new watcher's queue: it gets every batch from the current state on (and, with ``presence``,
+        every seat that comes or goes)."""
+        subscriber = Subscriber(presence=presence)
         self.subscribers.add(subscriber)
         return subscriber
 
@@ -137,6 +188,8 @@ class LiveGame:
     def view(self, state: Any, sequence: int, viewer: Viewer, head: bytes | None = None) -> ViewResult:
         """``viewer``'s view of ``state`` (the state at ``sequence``, whose chain head is ``head``)."""
         rules = self.rules
+        over = rules.is_over(state)
+        now = self.now_ms()
         return ViewResult(
             game_id=str(self.game_id),
             game=self.header.game,
@@ -144,6 +197,9 @@ class LiveGame:
             seat=viewer,
             view=rules.view(state, viewer),
             to_act=tuple(rules.to_act(state)),
-            over=rules.is_over(state),
+            over=over,
             head=(self.head if head is None else head).hex(),
+            seats=seat_clocks(self.control, state, self.header.players, now, self.presence, over),
+            server_time_ms=now if self.control is not None else 0,
+            time_control=self.control,
         )

@@ -114,31 +114,31 @@ class Paging:
 
     async def choose(
         self, game_id: str, token: str | None, sequence: int, policy: Any, view: Any, rng: Any,
-        *, searches: bool = False, in_thread: bool = False, fallback: Any = None,
+        *, searches: bool = False, in_thread: bool = False, fallback: Any = None, seat: int | None = None,
     ) -> Any:
-        """A built-in bot's decision for the token's seat at ``sequence``: ``policy.choose(view,
-        legal commands, rng)``, or None when the game has moved past ``sequence`` (or the seat has no
-        command). Decided in a worker process when the policy ``searches`` (its decision is many
-        playouts anywhere), when the game calls the position costly, or among more than
-        ``LOOP_COMMANDS`` commands; here otherwise (in a thread with ``in_thread``).
-        A decision past the workers' deadline is WorkDeadline (WorkersBusy when no worker was free
-        in time), or with a ``fallback`` policy (a random one: a count and one pick) decided again by
-        it (logged).
+        """A built-in bot's decision for the token's seat (``seat``: that seat's, no token) at ``sequence``:
+        ``policy.choose(view, legal commands, rng)``, or None when the game has moved past ``sequence``
+        (or the seat has no command). Decided in a worker process when the policy ``searches`` (its
+        decision is many playouts anywhere), when the game calls the position costly, or among more
+        than ``LOOP_COMMANDS`` commands; here otherwise (in a thread with ``in_thread``). A decision
+        past the workers' deadline is WorkDeadline (WorkersBusy when no worker was free in time), or
+        with a ``fallback`` policy (a random one: a count and one pick) decided again by it (logged).
         """
         try:
-            return await self._choose(game_id, token, sequence, policy, view, rng, searches, in_thread)
+            return await self._choose(game_id, token, sequence, policy, view, rng, searches, in_thread, seat)
         except (WorkDeadline, WorkersBusy) as error:
             if fallback is None:
                 raise
             log.warning("game %s at %d: %s; %s decides instead", game_id, sequence, error, type(fallback).__name__)
-            return await self._choose(game_id, token, sequence, fallback, view, rng, False, in_thread)
+            return await self._choose(game_id, token, sequence, fallback, view, rng, False, in_thread, seat)
 
     async def _choose(
         self, game_id: str, token: str | None, sequence: int, policy: Any, view: Any, rng: Any, searches: bool,
-        in_thread: bool,
+        in_thread: bool, seat: int | None = None,
     ) -> Any:
         live = await self.games.fresh(game_id)
-        seat = seat_required(live, token)
+        if seat is None:
+            seat = seat_required(live, token)
         if live.sequence != sequence:
             return None
         if not searches and not costly(live.rules, live.state, seat):

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cardgames.engine.core.protocol import PUBLIC, GameRules, Viewer
+from cardgames.engine.core.time_control import TimeControl
+from cardgames.service.clock_marks import SeatClock
 from cardgames.service.store import Note
 
 
@@ -20,6 +22,7 @@ class Created:
     sequence: int
     seed_commitment: str = ""
     head: str = ""  #: the chain's head ("" while a seat-entropy game waits for its seats)
+    owner_token: str = ""  #: the owner's token (Abort, HandOver, ReissueToken)
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,13 @@ class ViewResult:
     to_act: tuple[int, ...]
     over: bool
     head: str = ""
+    #: Each seat's clock, who plays it and whether it is connected (service/clock_marks.py).
+    seats: tuple[SeatClock, ...] = ()
+    #: The server's time the view was made at (Unix ms; 0 without a time control): not part of what a
+    #: view shows of the match.
+    server_time_ms: int = field(default=0, compare=False)
+    #: The game's time control (None for none).
+    time_control: TimeControl | None = None
 
 
 @dataclass(frozen=True)
@@ -129,11 +139,16 @@ class EntropyStatus:
 
 @dataclass(frozen=True)
 class WatchItem:
-    """A batch of events since the previous item (none in a fresh watch's first) and the view after."""
+    """A batch of events since the previous item (none in a fresh watch's first) and the view after.
+
+    ``presence``: seats that came or went (seat, connected) since the previous item; an item with
+    presence changes only has no entries (presence is not part of the log).
+    """
 
     sequence: int
     entries: list[Entry]
     view: ViewResult
+    presence: tuple[tuple[int, bool], ...] = ()
 
 
 def shown(rules: GameRules, event: Any, viewer: Viewer, over: bool) -> tuple[Any, bool]:

@@ -21,7 +21,7 @@ from cardgames.service.games.auth import seat_of
 from cardgames.service.games.cache import LiveGames
 from cardgames.service.games.disclosure import Disclosure
 from cardgames.service.games.executor import StoreExecutor
-from cardgames.service.games.live import LiveGame, Subscriber
+from cardgames.service.games.live import LiveGame, PresenceChange, Subscriber
 from cardgames.service.games.results import WatchItem, entries_for, split_notes
 
 
@@ -48,24 +48,29 @@ class Watches:
             await asyncio.get_running_loop().run_in_executor(None, self.feed.stop)
             self.feed = None
 
-    async def watch(self, game_id: str, token: str | None, after: int | None = None) -> AsyncGenerator[WatchItem, None]:
+    async def watch(
+        self, game_id: str, token: str | None, after: int | None = None, *, presence: bool = False
+    ) -> AsyncGenerator[WatchItem, None]:
         """The caller's view, then each new batch of events with the view after it.
 
         With ``after``, the first item carries every event after that sequence (read from the
         store), so a watcher that reconnects misses nothing and sees nothing twice. The stream
-        ends after the item in which the match is over.
+        ends after the item in which the match is over. ``presence``: also an item (no entries) each
+        time a seat comes or goes (its first Watch stream opens, its last closes).
         """
         live = await self.games.fresh(game_id)
         viewer = seat_of(live, token)
         if after is not None and not 0 <= after <= live.sequence:
             raise InvalidRequest(f"after_sequence {after} is not in 0..{live.sequence}", reason="INVALID_SEQUENCE")
-        subscriber = live.subscribe()  # now, with the current state: nothing falls in between
+        subscriber = live.subscribe(presence)  # now, with the current state: nothing falls in between
         return self._stream(live, viewer, after, subscriber, live.sequence, live.state)
 
     async def _stream(
         self, live: LiveGame, viewer: Viewer, after: int | None, subscriber: Subscriber, current: int, state: Any
     ) -> AsyncGenerator[WatchItem, None]:
         rules = live.rules
+        if viewer is not None:
+            live.present(viewer, 1)
         try:
             if after is None:
                 item = WatchItem(current, [], live.view(state, current, viewer))
@@ -85,22 +90,30 @@ class Watches:
                     if item.view.over:
                         return
                     continue
-                first, sequence, events, state, notes = await subscriber.queue.get()
+                got = await subscriber.queue.get()
+                if isinstance(got, PresenceChange):  # not part of the log: the view as it is, who came or went
+                    now = live.view(live.state, last, viewer) if last == live.sequence else item.view
+                    yield WatchItem(last, [], now, ((got.seat, got.connected),))
+                    continue
+                first, sequence, events, state, notes = got
                 if sequence <= last:
                     continue  # already delivered by a read of the store
                 over = rules.is_over(state)
                 start = max(first, last + 1)
                 shows = await self.disclosure.disclosed(live, over)
-                yield WatchItem(
+                item = WatchItem(
                     sequence,
                     entries_for(rules, start, events[start - first :], viewer, shows, notes[start - first :]),
                     live.view(state, sequence, viewer, bytes.fromhex(notes[-1].hash)),
                 )
+                yield item
                 last = sequence
                 if over:
                     return
         finally:
             live.unsubscribe(subscriber)
+            if viewer is not None:
+                live.present(viewer, -1)
 
     async def _read_since(self, live: LiveGame, viewer: Viewer, last: int, current: int, state: Any) -> WatchItem:
         """The events in (last, current] read from the store, and the view at ``current`` (``state``)."""
@@ -121,7 +134,8 @@ class Watches:
         """The feed saw these games written up to these sequences: catch up the watched ones."""
         for game_id, sequence in written.items():
             live = self.games.peek(game_id)
-            if live is not None and live.subscribers and sequence > live.sequence and not live.waking:
+            if live is not None and (live.subscribers or live.followed) and sequence > live.sequence \
+                    and not live.waking:
                 live.waking = True
                 self.executor.spawn(self._wake(live))
 
@@ -131,7 +145,7 @@ class Watches:
 
     async def _wake(self, live: LiveGame) -> None:
         delay = 0.1
-        while live.subscribers:
+        while live.subscribers or live.followed:
             async with live.lock:
                 live.waking = False  # a notification from now on needs another read
                 try:

@@ -28,7 +28,8 @@ def test_forfeit_ends_the_match_and_ranks_the_seat_last() -> None:
     assert events == [SeatTimedOut(seat, FORFEIT, "timeout", 1500)]
     state = fold(rules, state, events)
     assert rules.is_over(state) and rules.to_act(state) == () and rules.legal_commands(state, seat) == []
-    assert rules.outcome(state) == [1 if s == seat else 0 for s in range(4)]
+    # 4-player All Fours is played in partnerships: the seat's side (seat mod 2) ranks last
+    assert rules.outcome(state) == [1 if s % 2 == seat % 2 else 0 for s in range(4)]
     refused = rules.decide(state, seat, rules.rules.legal_commands(state.game, seat)[0])
     assert isinstance(refused, Rejection) and refused.code is RejectionCode.GAME_OVER
 

@@ -10,6 +10,12 @@
 // sequence)` (send one of the legal commands back as it came) and, in a tournament,
 // `register` (with the entrant's credential, which `createTournament` returned once to the
 // tournament's creator) and `assignments`. `playSeat` and `playTournament` run the whole loop.
+//
+// A table with people (docs/integrators.md): `createGame({game, time_control: {move_ms, on_timeout:
+// "ON_TIMEOUT_BOT_PLAYS", bot: "BOT_STRENGTH_RANDOM"}})` returns the seats' tokens and an
+// `owner_token`; `watch(gameId, token, {presence: true})` streams views whose `seats` hold each
+// seat's clock (`remainingAt` ticks it without polling) and presence; `resign`, `abort`,
+// `handOver` and `reissueToken` are the seat's lifecycle (the owner token for another seat).
 
 import { fileURLToPath } from "node:url";
 import path from "node:path";
@@ -95,6 +101,41 @@ export class CardgamesClient {
 
   submit(gameId, token, command, expectedSequence) {
     return unary(this.games, "SubmitCommand", { game_id: gameId, command, expected_sequence: expectedSequence }, token);
+  }
+
+  /**
+   * The match as the token's seat (or a spectator) sees it: the view, then every batch of events with
+   * the view after it. `afterSequence` resumes; `presence` also sends who came or went.
+   */
+  watch(gameId, token, { afterSequence, presence = false } = {}) {
+    const request = { game_id: gameId, presence };
+    if (afterSequence !== undefined) request.after_sequence = afterSequence;
+    return this.games.Watch(request, auth(token));
+  }
+
+  /** The token's seat resigns: the match ends, the seat and its side rank last. */
+  resign(gameId, token) {
+    return unary(this.games, "Resign", { game_id: gameId }, token);
+  }
+
+  /** Call the match off before any seat played (a seat's token or the owner token; PLAY_BEGAN after). */
+  abort(gameId, token) {
+    return unary(this.games, "Abort", { game_id: gameId }, token);
+  }
+
+  /**
+   * Hand a seat to a built-in bot ("BOT_STRENGTH_RANDOM", "_HEURISTIC", "_SEARCH"), or back to its
+   * player (bot unset). A seat's token for its own seat (`seat` undefined), the owner token for any.
+   */
+  handOver(gameId, token, { seat, bot } = {}) {
+    const request = { game_id: gameId, bot: bot ?? "BOT_STRENGTH_UNSPECIFIED" };
+    if (seat !== undefined) request.seat = seat;
+    return unary(this.games, "HandOver", request, token);
+  }
+
+  /** A new token for `seat` (the owner token): resolves with `{seat_token}`; the old one stops working. */
+  reissueToken(gameId, ownerToken, seat) {
+    return unary(this.games, "ReissueToken", { game_id: gameId, seat }, ownerToken);
   }
 
   /** The stream of a seat's decisions (BotService.Decisions). */
@@ -199,4 +240,13 @@ export async function playTournament(client, tournamentId, name, choose, credent
  */
 export function randomChoice(decision) {
   return Math.floor(Math.random() * decision.legal_commands.length);
+}
+
+/**
+ * A seat's time left at `nowMs` (Unix ms) from a view's `seats[i]` and its `server_time_ms`: a clock
+ * that ticks with no polling (a seat whose clock does not run keeps its `remaining_ms`).
+ */
+export function remainingAt(status, serverTimeMs, nowMs = Date.now()) {
+  if (!status.running) return Number(status.remaining_ms);
+  return Math.max(0, Number(status.remaining_ms) - Math.max(0, nowMs - Number(serverTimeMs)));
 }

@@ -1687,6 +1687,11 @@ class AllFoursEvent(_message.Message):
     MATCH_WON_FIELD_NUMBER: _builtins.int
     SEAT_TIMED_OUT_FIELD_NUMBER: _builtins.int
     CLOCK_CHARGED_FIELD_NUMBER: _builtins.int
+    CLOCK_MARKED_FIELD_NUMBER: _builtins.int
+    SEAT_RESIGNED_FIELD_NUMBER: _builtins.int
+    GAME_ABORTED_FIELD_NUMBER: _builtins.int
+    SEAT_HANDED_OVER_FIELD_NUMBER: _builtins.int
+    TOKEN_REISSUED_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def match_created(self) -> Global___AllFoursMatchCreated:
         """A new match."""
@@ -1783,6 +1788,26 @@ class AllFoursEvent(_message.Message):
     def clock_charged(self) -> _common_pb2.ClockCharged:
         """A seat drew on its time bank (common.proto)."""
 
+    @_builtins.property
+    def clock_marked(self) -> _common_pb2.ClockMarked:
+        """The clocks after a batch of a match with a time control (common.proto)."""
+
+    @_builtins.property
+    def seat_resigned(self) -> _common_pb2.SeatResigned:
+        """A seat resigned (common.proto)."""
+
+    @_builtins.property
+    def game_aborted(self) -> _common_pb2.GameAborted:
+        """The match was aborted (common.proto)."""
+
+    @_builtins.property
+    def seat_handed_over(self) -> _common_pb2.SeatHandedOver:
+        """A seat handed over to a bot or back (common.proto)."""
+
+    @_builtins.property
+    def token_reissued(self) -> _common_pb2.TokenReissued:
+        """A seat's token was reissued (common.proto)."""
+
     def __init__(
         self,
         *,
@@ -1810,12 +1835,17 @@ class AllFoursEvent(_message.Message):
         match_won: Global___AllFoursMatchWon | None = ...,
         seat_timed_out: _common_pb2.SeatTimedOut | None = ...,
         clock_charged: _common_pb2.ClockCharged | None = ...,
+        clock_marked: _common_pb2.ClockMarked | None = ...,
+        seat_resigned: _common_pb2.SeatResigned | None = ...,
+        game_aborted: _common_pb2.GameAborted | None = ...,
+        seat_handed_over: _common_pb2.SeatHandedOver | None = ...,
+        token_reissued: _common_pb2.TokenReissued | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["begged", b"begged", "card_exposed", b"card_exposed", "card_played", b"card_played", "card_turned_up", b"card_turned_up", "cards_dealt", b"cards_dealt", "cards_delivered", b"cards_delivered", "clock_charged", b"clock_charged", "dealer_chosen", b"dealer_chosen", "event", b"event", "exposed_card_called", b"exposed_card_called", "gave_one", b"gave_one", "hand_scored", b"hand_scored", "hand_started", b"hand_started", "match_created", b"match_created", "match_seeded", b"match_seeded", "match_won", b"match_won", "pack_exhausted", b"pack_exhausted", "pack_run", b"pack_run", "points_scored", b"points_scored", "seat_timed_out", b"seat_timed_out", "shuffled", b"shuffled", "stood", b"stood", "trick_won", b"trick_won", "trump_fixed", b"trump_fixed", "turn_up_set_aside", b"turn_up_set_aside"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["begged", b"begged", "card_exposed", b"card_exposed", "card_played", b"card_played", "card_turned_up", b"card_turned_up", "cards_dealt", b"cards_dealt", "cards_delivered", b"cards_delivered", "clock_charged", b"clock_charged", "clock_marked", b"clock_marked", "dealer_chosen", b"dealer_chosen", "event", b"event", "exposed_card_called", b"exposed_card_called", "game_aborted", b"game_aborted", "gave_one", b"gave_one", "hand_scored", b"hand_scored", "hand_started", b"hand_started", "match_created", b"match_created", "match_seeded", b"match_seeded", "match_won", b"match_won", "pack_exhausted", b"pack_exhausted", "pack_run", b"pack_run", "points_scored", b"points_scored", "seat_handed_over", b"seat_handed_over", "seat_resigned", b"seat_resigned", "seat_timed_out", b"seat_timed_out", "shuffled", b"shuffled", "stood", b"stood", "token_reissued", b"token_reissued", "trick_won", b"trick_won", "trump_fixed", b"trump_fixed", "turn_up_set_aside", b"turn_up_set_aside"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["begged", b"begged", "card_exposed", b"card_exposed", "card_played", b"card_played", "card_turned_up", b"card_turned_up", "cards_dealt", b"cards_dealt", "cards_delivered", b"cards_delivered", "clock_charged", b"clock_charged", "dealer_chosen", b"dealer_chosen", "event", b"event", "exposed_card_called", b"exposed_card_called", "gave_one", b"gave_one", "hand_scored", b"hand_scored", "hand_started", b"hand_started", "match_created", b"match_created", "match_seeded", b"match_seeded", "match_won", b"match_won", "pack_exhausted", b"pack_exhausted", "pack_run", b"pack_run", "points_scored", b"points_scored", "seat_timed_out", b"seat_timed_out", "shuffled", b"shuffled", "stood", b"stood", "trick_won", b"trick_won", "trump_fixed", b"trump_fixed", "turn_up_set_aside", b"turn_up_set_aside"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["begged", b"begged", "card_exposed", b"card_exposed", "card_played", b"card_played", "card_turned_up", b"card_turned_up", "cards_dealt", b"cards_dealt", "cards_delivered", b"cards_delivered", "clock_charged", b"clock_charged", "clock_marked", b"clock_marked", "dealer_chosen", b"dealer_chosen", "event", b"event", "exposed_card_called", b"exposed_card_called", "game_aborted", b"game_aborted", "gave_one", b"gave_one", "hand_scored", b"hand_scored", "hand_started", b"hand_started", "match_created", b"match_created", "match_seeded", b"match_seeded", "match_won", b"match_won", "pack_exhausted", b"pack_exhausted", "pack_run", b"pack_run", "points_scored", b"points_scored", "seat_handed_over", b"seat_handed_over", "seat_resigned", b"seat_resigned", "seat_timed_out", b"seat_timed_out", "shuffled", b"shuffled", "stood", b"stood", "token_reissued", b"token_reissued", "trick_won", b"trick_won", "trump_fixed", b"trump_fixed", "turn_up_set_aside", b"turn_up_set_aside"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["match_created", "match_seeded", "shuffled", "dealer_chosen", "hand_started", "cards_dealt", "cards_delivered", "card_turned_up", "turn_up_set_aside", "trump_fixed", "stood", "begged", "gave_one", "pack_run", "pack_exhausted", "card_exposed", "exposed_card_called", "card_played", "trick_won", "points_scored", "hand_scored", "match_won", "seat_timed_out", "clock_charged"]  # noqa: Y015
+    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["match_created", "match_seeded", "shuffled", "dealer_chosen", "hand_started", "cards_dealt", "cards_delivered", "card_turned_up", "turn_up_set_aside", "trump_fixed", "stood", "begged", "gave_one", "pack_run", "pack_exhausted", "card_exposed", "exposed_card_called", "card_played", "trick_won", "points_scored", "hand_scored", "match_won", "seat_timed_out", "clock_charged", "clock_marked", "seat_resigned", "game_aborted", "seat_handed_over", "token_reissued"]  # noqa: Y015
     _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_event) -> _WhichOneofReturnType_event | None: ...
 

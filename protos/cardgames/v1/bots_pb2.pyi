@@ -73,7 +73,9 @@ class Clock(_message.Message):
     """When the decision times out, in milliseconds since the Unix epoch (server time)."""
     on_timeout: _builtins.str
     """What a timeout does: "forfeit" (the seat's side loses the match) or "auto_move" (the
-    seat's first legal command is played for it).
+    seat's first legal command is played for it) in a tournament; in a game created with a
+    time control, "bot_plays", "forfeit" or "abort", and `move_ms` is the time left to the
+    deadline (the decision's limit or the bank, whichever ends first; `bank_ms` is 0).
     """
     per_move_ms: _builtins.int
     """The match's per-move time."""

@@ -325,3 +325,153 @@ class ClockCharged(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
 
 Global___ClockCharged: _TypeAlias = ClockCharged  # noqa: Y015
+
+@_typing.final
+class ClockMarked(_message.Message):
+    """The clocks of a match with a time control, as of the batch this event ends (public):
+    every batch of such a match ends with one. Every game's event oneof carries it as
+    `clock_marked`. A seat's deadline follows from the latest mark and the log header's
+    time control (docs/log-format.md, "Clocks").
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    AT_MS_FIELD_NUMBER: _builtins.int
+    BANKS_FIELD_NUMBER: _builtins.int
+    SINCE_FIELD_NUMBER: _builtins.int
+    at_ms: _builtins.int
+    """The server's time the batch was written at, Unix milliseconds (int64: a string in JSON)."""
+    @_builtins.property
+    def banks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Each seat's time bank left, in milliseconds, seat 0 first (all 0 without a bank)."""
+
+    @_builtins.property
+    def since(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """For each seat, when its pending decision began (Unix milliseconds); 0 for a seat the
+        match is not waiting for.
+        """
+
+    def __init__(
+        self,
+        *,
+        at_ms: _builtins.int = ...,
+        banks: _abc.Iterable[_builtins.int] | None = ...,
+        since: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["at_ms", b"at_ms", "banks", b"banks", "since", b"since"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ClockMarked: _TypeAlias = ClockMarked  # noqa: Y015
+
+@_typing.final
+class SeatResigned(_message.Message):
+    """A seat resigned (public): the match ends, the seat and its side rank last. Every game's
+    event oneof carries it as `seat_resigned`.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat that resigned."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
+    _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
+
+Global___SeatResigned: _TypeAlias = SeatResigned  # noqa: Y015
+
+@_typing.final
+class GameAborted(_message.Message):
+    """The match was aborted before any seat played (public): it ends with no result. Every
+    game's event oneof carries it as `game_aborted`.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat that aborted it; unset when the game's owner did."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
+    _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
+
+Global___GameAborted: _TypeAlias = GameAborted  # noqa: Y015
+
+@_typing.final
+class SeatHandedOver(_message.Message):
+    """Who plays a seat from now on (public): a built-in bot, or the seat's own player again.
+    Every game's event oneof carries it as `seat_handed_over`.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat handed over."""
+    bot: _builtins.str
+    """The bot's strength ("random", "heuristic" or "search"); "" when the seat's own player
+    plays it again.
+    """
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int | None = ...,
+        bot: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "bot", b"bot", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
+    _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
+
+Global___SeatHandedOver: _TypeAlias = SeatHandedOver  # noqa: Y015
+
+@_typing.final
+class TokenReissued(_message.Message):
+    """The game's owner gave a seat a new token; the old one stopped working (public). The log
+    never holds a token. Every game's event oneof carries it as `token_reissued`.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat whose token was reissued."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
+    _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
+
+Global___TokenReissued: _TypeAlias = TokenReissued  # noqa: Y015

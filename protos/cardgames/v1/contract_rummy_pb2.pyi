@@ -1909,6 +1909,11 @@ class ContractRummyEvent(_message.Message):
     GAME_ENDED_FIELD_NUMBER: _builtins.int
     SEAT_TIMED_OUT_FIELD_NUMBER: _builtins.int
     CLOCK_CHARGED_FIELD_NUMBER: _builtins.int
+    CLOCK_MARKED_FIELD_NUMBER: _builtins.int
+    SEAT_RESIGNED_FIELD_NUMBER: _builtins.int
+    GAME_ABORTED_FIELD_NUMBER: _builtins.int
+    SEAT_HANDED_OVER_FIELD_NUMBER: _builtins.int
+    TOKEN_REISSUED_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def match_created(self) -> Global___ContractRummyMatchCreated:
         """A new match."""
@@ -2001,6 +2006,26 @@ class ContractRummyEvent(_message.Message):
     def clock_charged(self) -> _common_pb2.ClockCharged:
         """A seat drew on its time bank (common.proto)."""
 
+    @_builtins.property
+    def clock_marked(self) -> _common_pb2.ClockMarked:
+        """The clocks after a batch of a match with a time control (common.proto)."""
+
+    @_builtins.property
+    def seat_resigned(self) -> _common_pb2.SeatResigned:
+        """A seat resigned (common.proto)."""
+
+    @_builtins.property
+    def game_aborted(self) -> _common_pb2.GameAborted:
+        """The match was aborted (common.proto)."""
+
+    @_builtins.property
+    def seat_handed_over(self) -> _common_pb2.SeatHandedOver:
+        """A seat handed over to a bot or back (common.proto)."""
+
+    @_builtins.property
+    def token_reissued(self) -> _common_pb2.TokenReissued:
+        """A seat's token was reissued (common.proto)."""
+
     def __init__(
         self,
         *,
@@ -2027,12 +2052,17 @@ class ContractRummyEvent(_message.Message):
         game_ended: Global___ContractRummyGameEnded | None = ...,
         seat_timed_out: _common_pb2.SeatTimedOut | None = ...,
         clock_charged: _common_pb2.ClockCharged | None = ...,
+        clock_marked: _common_pb2.ClockMarked | None = ...,
+        seat_resigned: _common_pb2.SeatResigned | None = ...,
+        game_aborted: _common_pb2.GameAborted | None = ...,
+        seat_handed_over: _common_pb2.SeatHandedOver | None = ...,
+        token_reissued: _common_pb2.TokenReissued | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["card_laid_off", b"card_laid_off", "cards_dealt", b"cards_dealt", "clock_charged", b"clock_charged", "contract_melded", b"contract_melded", "deal_blocked", b"deal_blocked", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "dealer_card_drawn", b"dealer_card_drawn", "dealer_chosen", b"dealer_chosen", "discard_drawn", b"discard_drawn", "discard_dug", b"discard_dug", "discarded", b"discarded", "event", b"event", "game_ended", b"game_ended", "joker_swapped", b"joker_swapped", "match_created", b"match_created", "match_seeded", b"match_seeded", "melds_added", b"melds_added", "player_went_out", b"player_went_out", "seat_timed_out", b"seat_timed_out", "shuffled", b"shuffled", "stock_drawn", b"stock_drawn", "stock_refilled", b"stock_refilled", "upcard_turned", b"upcard_turned"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["card_laid_off", b"card_laid_off", "cards_dealt", b"cards_dealt", "clock_charged", b"clock_charged", "clock_marked", b"clock_marked", "contract_melded", b"contract_melded", "deal_blocked", b"deal_blocked", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "dealer_card_drawn", b"dealer_card_drawn", "dealer_chosen", b"dealer_chosen", "discard_drawn", b"discard_drawn", "discard_dug", b"discard_dug", "discarded", b"discarded", "event", b"event", "game_aborted", b"game_aborted", "game_ended", b"game_ended", "joker_swapped", b"joker_swapped", "match_created", b"match_created", "match_seeded", b"match_seeded", "melds_added", b"melds_added", "player_went_out", b"player_went_out", "seat_handed_over", b"seat_handed_over", "seat_resigned", b"seat_resigned", "seat_timed_out", b"seat_timed_out", "shuffled", b"shuffled", "stock_drawn", b"stock_drawn", "stock_refilled", b"stock_refilled", "token_reissued", b"token_reissued", "upcard_turned", b"upcard_turned"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["card_laid_off", b"card_laid_off", "cards_dealt", b"cards_dealt", "clock_charged", b"clock_charged", "contract_melded", b"contract_melded", "deal_blocked", b"deal_blocked", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "dealer_card_drawn", b"dealer_card_drawn", "dealer_chosen", b"dealer_chosen", "discard_drawn", b"discard_drawn", "discard_dug", b"discard_dug", "discarded", b"discarded", "event", b"event", "game_ended", b"game_ended", "joker_swapped", b"joker_swapped", "match_created", b"match_created", "match_seeded", b"match_seeded", "melds_added", b"melds_added", "player_went_out", b"player_went_out", "seat_timed_out", b"seat_timed_out", "shuffled", b"shuffled", "stock_drawn", b"stock_drawn", "stock_refilled", b"stock_refilled", "upcard_turned", b"upcard_turned"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card_laid_off", b"card_laid_off", "cards_dealt", b"cards_dealt", "clock_charged", b"clock_charged", "clock_marked", b"clock_marked", "contract_melded", b"contract_melded", "deal_blocked", b"deal_blocked", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "dealer_card_drawn", b"dealer_card_drawn", "dealer_chosen", b"dealer_chosen", "discard_drawn", b"discard_drawn", "discard_dug", b"discard_dug", "discarded", b"discarded", "event", b"event", "game_aborted", b"game_aborted", "game_ended", b"game_ended", "joker_swapped", b"joker_swapped", "match_created", b"match_created", "match_seeded", b"match_seeded", "melds_added", b"melds_added", "player_went_out", b"player_went_out", "seat_handed_over", b"seat_handed_over", "seat_resigned", b"seat_resigned", "seat_timed_out", b"seat_timed_out", "shuffled", b"shuffled", "stock_drawn", b"stock_drawn", "stock_refilled", b"stock_refilled", "token_reissued", b"token_reissued", "upcard_turned", b"upcard_turned"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["match_created", "match_seeded", "shuffled", "dealer_card_drawn", "dealer_chosen", "deal_started", "cards_dealt", "upcard_turned", "stock_refilled", "stock_drawn", "discard_drawn", "discard_dug", "contract_melded", "melds_added", "card_laid_off", "joker_swapped", "discarded", "player_went_out", "deal_blocked", "deal_scored", "game_ended", "seat_timed_out", "clock_charged"]  # noqa: Y015
+    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["match_created", "match_seeded", "shuffled", "dealer_card_drawn", "dealer_chosen", "deal_started", "cards_dealt", "upcard_turned", "stock_refilled", "stock_drawn", "discard_drawn", "discard_dug", "contract_melded", "melds_added", "card_laid_off", "joker_swapped", "discarded", "player_went_out", "deal_blocked", "deal_scored", "game_ended", "seat_timed_out", "clock_charged", "clock_marked", "seat_resigned", "game_aborted", "seat_handed_over", "token_reissued"]  # noqa: Y015
     _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_event) -> _WhichOneofReturnType_event | None: ...
 

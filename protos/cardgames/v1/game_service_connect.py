@@ -21,7 +21,7 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint
 from pyqwest import Client
 
-from .game_service_pb2 import CommitEntropyRequest, CommitEntropyResponse, CreateGameRequest, CreateGameResponse, GetLogRequest, GetLogResponse, GetViewRequest, GetViewResponse, ListLegalCommandsRequest, ListLegalCommandsResponse, RevealEntropyRequest, RevealEntropyResponse, SubmitCommandRequest, SubmitCommandResponse, WatchRequest, WatchResponse
+from .game_service_pb2 import AbortRequest, AbortResponse, CommitEntropyRequest, CommitEntropyResponse, CreateGameRequest, CreateGameResponse, GetLogRequest, GetLogResponse, GetViewRequest, GetViewResponse, HandOverRequest, HandOverResponse, ListLegalCommandsRequest, ListLegalCommandsResponse, ReissueTokenRequest, ReissueTokenResponse, ResignRequest, ResignResponse, RevealEntropyRequest, RevealEntropyResponse, SubmitCommandRequest, SubmitCommandResponse, WatchRequest, WatchResponse
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping
@@ -86,7 +86,12 @@ class GameService(Protocol):
     * RATE_LIMITED (RESOURCE_EXHAUSTED): over the connection's rate limit or its number of
       open streams; `metadata.retry_after_ms` and a google.rpc.RetryInfo say when to retry;
     * STORE_UNAVAILABLE (UNAVAILABLE): the server's store failed or timed out; the outcome
-      of a command is then unknown: read the view before sending it again.
+      of a command is then unknown: read the view before sending it again;
+    * INVALID_TIME_CONTROL, INVALID_SEAT (INVALID_ARGUMENT): a time control out of bounds
+      (negative, absurd, no limit at all), a seat that is not one of the match's;
+    * PLAY_BEGAN (FAILED_PRECONDITION): an Abort after a seat played; GAME_OVER
+      (FAILED_PRECONDITION) for Resign, Abort, HandOver and ReissueToken once the match ended;
+    * OWNER_TOKEN_REQUIRED (PERMISSION_DENIED): the call needs the game's owner token.
     """
     async def create_game(self, request: CreateGameRequest, ctx: RequestContext[CreateGameRequest, CreateGameResponse], /) -> CreateGameResponse:
         """
@@ -153,6 +158,34 @@ class GameService(Protocol):
         Then each seat reveals its 32 bytes (token required); they must hash to its
         commitment. The last reveal starts the match: its shuffles are seeded from the
         server's seed and every seat's entropy (docs/log-format.md, "Fair deals").
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    async def resign(self, request: ResignRequest, ctx: RequestContext[ResignRequest, ResignResponse], /) -> ResignResponse:
+        """
+        The caller's seat resigns (its seat token): the match ends, the seat and its side rank
+        last (docs/rules/<game>.md, "seat"). GAME_OVER once the match has ended.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    async def abort(self, request: AbortRequest, ctx: RequestContext[AbortRequest, AbortResponse], /) -> AbortResponse:
+        """
+        Call the match off before any seat played: with a seat's token or the owner token.
+        PLAY_BEGAN (FAILED_PRECONDITION) once a seat has played; nothing is written then.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    async def hand_over(self, request: HandOverRequest, ctx: RequestContext[HandOverRequest, HandOverResponse], /) -> HandOverResponse:
+        """
+        Hand a seat to a built-in bot, or back to its player: a seat's token for its own seat,
+        or the owner token for any seat.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    async def reissue_token(self, request: ReissueTokenRequest, ctx: RequestContext[ReissueTokenRequest, ReissueTokenResponse], /) -> ReissueTokenResponse:
+        """
+        A new token for a seat (owner token only): the old one stops working at once. The log
+        records that a reissue happened, never a token.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -258,6 +291,50 @@ class GameServiceASGIApplication(ConnectASGIApplication[GameService]):
                     ),
                     function=svc.reveal_entropy,
                 ),
+                "/cardgames.v1.GameService/Resign": Endpoint.unary(
+                    method=MethodInfo(
+                        name="Resign",
+                        service_name="cardgames.v1.GameService",
+                        input=ResignRequest,
+                        output=ResignResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.resign,
+                ),
+                "/cardgames.v1.GameService/Abort": Endpoint.unary(
+                    method=MethodInfo(
+                        name="Abort",
+                        service_name="cardgames.v1.GameService",
+                        input=AbortRequest,
+                        output=AbortResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.abort,
+                ),
+                "/cardgames.v1.GameService/HandOver": Endpoint.unary(
+                    method=MethodInfo(
+                        name="HandOver",
+                        service_name="cardgames.v1.GameService",
+                        input=HandOverRequest,
+                        output=HandOverResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.hand_over,
+                ),
+                "/cardgames.v1.GameService/ReissueToken": Endpoint.unary(
+                    method=MethodInfo(
+                        name="ReissueToken",
+                        service_name="cardgames.v1.GameService",
+                        input=ReissueTokenRequest,
+                        output=ReissueTokenResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.reissue_token,
+                ),
             },
             interceptors=interceptors,
             read_max_bytes=read_max_bytes,
@@ -320,7 +397,12 @@ class GameServiceClient(ConnectClient):
     * RATE_LIMITED (RESOURCE_EXHAUSTED): over the connection's rate limit or its number of
       open streams; `metadata.retry_after_ms` and a google.rpc.RetryInfo say when to retry;
     * STORE_UNAVAILABLE (UNAVAILABLE): the server's store failed or timed out; the outcome
-      of a command is then unknown: read the view before sending it again.
+      of a command is then unknown: read the view before sending it again;
+    * INVALID_TIME_CONTROL, INVALID_SEAT (INVALID_ARGUMENT): a time control out of bounds
+      (negative, absurd, no limit at all), a seat that is not one of the match's;
+    * PLAY_BEGAN (FAILED_PRECONDITION): an Abort after a seat played; GAME_OVER
+      (FAILED_PRECONDITION) for Resign, Abort, HandOver and ReissueToken once the match ended;
+    * OWNER_TOKEN_REQUIRED (PERMISSION_DENIED): the call needs the game's owner token.
     """
     def __init__(
         self,
@@ -544,6 +626,102 @@ class GameServiceClient(ConnectClient):
                 service_name="cardgames.v1.GameService",
                 input=RevealEntropyRequest,
                 output=RevealEntropyResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    async def resign(
+        self,
+        request: ResignRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> ResignResponse:
+        """
+        The caller's seat resigns (its seat token): the match ends, the seat and its side rank
+        last (docs/rules/<game>.md, "seat"). GAME_OVER once the match has ended.
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="Resign",
+                service_name="cardgames.v1.GameService",
+                input=ResignRequest,
+                output=ResignResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    async def abort(
+        self,
+        request: AbortRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> AbortResponse:
+        """
+        Call the match off before any seat played: with a seat's token or the owner token.
+        PLAY_BEGAN (FAILED_PRECONDITION) once a seat has played; nothing is written then.
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="Abort",
+                service_name="cardgames.v1.GameService",
+                input=AbortRequest,
+                output=AbortResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    async def hand_over(
+        self,
+        request: HandOverRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> HandOverResponse:
+        """
+        Hand a seat to a built-in bot, or back to its player: a seat's token for its own seat,
+        or the owner token for any seat.
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="HandOver",
+                service_name="cardgames.v1.GameService",
+                input=HandOverRequest,
+                output=HandOverResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    async def reissue_token(
+        self,
+        request: ReissueTokenRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> ReissueTokenResponse:
+        """
+        A new token for a seat (owner token only): the old one stops working at once. The log
+        records that a reissue happened, never a token.
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="ReissueToken",
+                service_name="cardgames.v1.GameService",
+                input=ReissueTokenRequest,
+                output=ReissueTokenResponse,
                 idempotency_level=IdempotencyLevel.UNKNOWN,
                 stream_type=StreamType.UNARY,
             ),

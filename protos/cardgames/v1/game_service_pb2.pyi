@@ -15,6 +15,7 @@ from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -25,6 +26,62 @@ else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class _OnTimeout:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _OnTimeoutEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_OnTimeout.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    ON_TIMEOUT_UNSPECIFIED: _OnTimeout.ValueType  # 0
+    """Not set: BOT_PLAYS."""
+    ON_TIMEOUT_BOT_PLAYS: _OnTimeout.ValueType  # 1
+    """A built-in bot (TimeControl.bot) plays the seat until it acts again or is handed back."""
+    ON_TIMEOUT_FORFEIT: _OnTimeout.ValueType  # 2
+    """The match ends; the seat and its side rank last."""
+    ON_TIMEOUT_ABORT: _OnTimeout.ValueType  # 3
+    """The match ends with no result."""
+
+class OnTimeout(_OnTimeout, metaclass=_OnTimeoutEnumTypeWrapper):
+    """What to do when a seat's time runs out."""
+
+ON_TIMEOUT_UNSPECIFIED: OnTimeout.ValueType  # 0
+"""Not set: BOT_PLAYS."""
+ON_TIMEOUT_BOT_PLAYS: OnTimeout.ValueType  # 1
+"""A built-in bot (TimeControl.bot) plays the seat until it acts again or is handed back."""
+ON_TIMEOUT_FORFEIT: OnTimeout.ValueType  # 2
+"""The match ends; the seat and its side rank last."""
+ON_TIMEOUT_ABORT: OnTimeout.ValueType  # 3
+"""The match ends with no result."""
+Global___OnTimeout: _TypeAlias = OnTimeout  # noqa: Y015
+
+class _BotStrength:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _BotStrengthEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_BotStrength.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    BOT_STRENGTH_UNSPECIFIED: _BotStrength.ValueType  # 0
+    """Not set: HEURISTIC for a time control; in HandOver, hand the seat back to its player."""
+    BOT_STRENGTH_RANDOM: _BotStrength.ValueType  # 1
+    """Uniformly random among the legal commands."""
+    BOT_STRENGTH_HEURISTIC: _BotStrength.ValueType  # 2
+    """The rules-of-thumb player."""
+    BOT_STRENGTH_SEARCH: _BotStrength.ValueType  # 3
+    """The determinized Monte Carlo search player."""
+
+class BotStrength(_BotStrength, metaclass=_BotStrengthEnumTypeWrapper):
+    """The strength of a built-in bot (docs/bots.md)."""
+
+BOT_STRENGTH_UNSPECIFIED: BotStrength.ValueType  # 0
+"""Not set: HEURISTIC for a time control; in HandOver, hand the seat back to its player."""
+BOT_STRENGTH_RANDOM: BotStrength.ValueType  # 1
+"""Uniformly random among the legal commands."""
+BOT_STRENGTH_HEURISTIC: BotStrength.ValueType  # 2
+"""The rules-of-thumb player."""
+BOT_STRENGTH_SEARCH: BotStrength.ValueType  # 3
+"""The determinized Monte Carlo search player."""
+Global___BotStrength: _TypeAlias = BotStrength  # noqa: Y015
 
 @_typing.final
 class Command(_message.Message):
@@ -182,6 +239,9 @@ class View(_message.Message):
     TO_ACT_FIELD_NUMBER: _builtins.int
     OVER_FIELD_NUMBER: _builtins.int
     HEAD_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
+    SERVER_TIME_MS_FIELD_NUMBER: _builtins.int
+    TIME_CONTROL_FIELD_NUMBER: _builtins.int
     ALL_FOURS_FIELD_NUMBER: _builtins.int
     SEEP_FIELD_NUMBER: _builtins.int
     CONTRACT_RUMMY_FIELD_NUMBER: _builtins.int
@@ -198,11 +258,25 @@ class View(_message.Message):
     """True once the match has ended (every command is then refused with GAME_OVER)."""
     head: _builtins.str
     """The audit log's chain hash after `sequence`, lower-case hex (docs/log-format.md)."""
+    server_time_ms: _builtins.int
+    """The server's time the view was made at, Unix milliseconds: a seat's time left counts
+    down from it (int64: a string in JSON); 0 for a match without a time control.
+    """
     @_builtins.property
     def to_act(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """The seats the game is waiting for (at most one in these games); empty once the
         match is over.
         """
+
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatStatus]:
+        """Each seat's clock and presence, seat 0 first (a match without a time control still
+        shows who plays each seat and who is connected).
+        """
+
+    @_builtins.property
+    def time_control(self) -> Global___TimeControl:
+        """The match's time control; unset for a match without one."""
 
     @_builtins.property
     def all_fours(self) -> _all_fours_pb2.AllFoursView:
@@ -230,14 +304,17 @@ class View(_message.Message):
         to_act: _abc.Iterable[_builtins.int] | None = ...,
         over: _builtins.bool = ...,
         head: _builtins.str = ...,
+        seats: _abc.Iterable[Global___SeatStatus] | None = ...,
+        server_time_ms: _builtins.int = ...,
+        time_control: Global___TimeControl | None = ...,
         all_fours: _all_fours_pb2.AllFoursView | None = ...,
         seep: _seep_pb2.SeepView | None = ...,
         contract_rummy: _contract_rummy_pb2.ContractRummyView | None = ...,
         other: Global___OtherGame | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "all_fours", b"all_fours", "contract_rummy", b"contract_rummy", "game", b"game", "other", b"other", "seat", b"seat", "seep", b"seep"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "all_fours", b"all_fours", "contract_rummy", b"contract_rummy", "game", b"game", "other", b"other", "seat", b"seat", "seep", b"seep", "time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "all_fours", b"all_fours", "contract_rummy", b"contract_rummy", "game", b"game", "game_id", b"game_id", "game_name", b"game_name", "head", b"head", "other", b"other", "over", b"over", "seat", b"seat", "seep", b"seep", "sequence", b"sequence", "to_act", b"to_act"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "all_fours", b"all_fours", "contract_rummy", b"contract_rummy", "game", b"game", "game_id", b"game_id", "game_name", b"game_name", "head", b"head", "other", b"other", "over", b"over", "seat", b"seat", "seats", b"seats", "seep", b"seep", "sequence", b"sequence", "server_time_ms", b"server_time_ms", "time_control", b"time_control", "to_act", b"to_act"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
@@ -282,6 +359,93 @@ class OtherGame(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___OtherGame: _TypeAlias = OtherGame  # noqa: Y015
+
+@_typing.final
+class TimeControl(_message.Message):
+    """A match's time control (docs/integrators.md, "A table with people"): a bank per seat with
+    a Fischer increment, and/or a limit per decision. At least one of `initial_ms` and
+    `move_ms`; INVALID_TIME_CONTROL for a negative or absurd one.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    INITIAL_MS_FIELD_NUMBER: _builtins.int
+    INCREMENT_MS_FIELD_NUMBER: _builtins.int
+    MOVE_MS_FIELD_NUMBER: _builtins.int
+    ON_TIMEOUT_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
+    initial_ms: _builtins.int
+    """Each seat's bank at the start, ms (0 for none; at most a week; at least 100 when set)."""
+    increment_ms: _builtins.int
+    """Added to a seat's bank after each of its decisions, ms (at most an hour; needs a bank)."""
+    move_ms: _builtins.int
+    """The most one decision may take, ms (0 for no limit; at most a day; at least 100 when set)."""
+    on_timeout: Global___OnTimeout.ValueType
+    """What a seat whose time ran out gets."""
+    bot: Global___BotStrength.ValueType
+    """The bot that plays for a seat with ON_TIMEOUT_BOT_PLAYS."""
+    def __init__(
+        self,
+        *,
+        initial_ms: _builtins.int = ...,
+        increment_ms: _builtins.int = ...,
+        move_ms: _builtins.int = ...,
+        on_timeout: Global___OnTimeout.ValueType = ...,
+        bot: Global___BotStrength.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "increment_ms", b"increment_ms", "initial_ms", b"initial_ms", "move_ms", b"move_ms", "on_timeout", b"on_timeout"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TimeControl: _TypeAlias = TimeControl  # noqa: Y015
+
+@_typing.final
+class SeatStatus(_message.Message):
+    """One seat's clock and presence in a view."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    REMAINING_MS_FIELD_NUMBER: _builtins.int
+    RUNNING_FIELD_NUMBER: _builtins.int
+    DEADLINE_MS_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
+    CONNECTED_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    remaining_ms: _builtins.int
+    """The seat's time left as of the view's `server_time_ms`, ms: to its deadline while it is
+    to act, else its bank (int64: a string in JSON). 0 without a time control.
+    """
+    running: _builtins.bool
+    """True while the seat's clock runs (it is to act, and no bot plays it)."""
+    deadline_ms: _builtins.int
+    """When the seat's time runs out, Unix ms; 0 when its clock does not run."""
+    bot: _builtins.str
+    """The bot playing the seat ("random", "heuristic", "search"); "" for its own player."""
+    connected: _builtins.bool
+    """True while a Watch stream holds the seat's token (on the server that made the view)."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int | None = ...,
+        remaining_ms: _builtins.int = ...,
+        running: _builtins.bool = ...,
+        deadline_ms: _builtins.int = ...,
+        bot: _builtins.str = ...,
+        connected: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "bot", b"bot", "connected", b"connected", "deadline_ms", b"deadline_ms", "remaining_ms", b"remaining_ms", "running", b"running", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
+    _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
+
+Global___SeatStatus: _TypeAlias = SeatStatus  # noqa: Y015
 
 @_typing.final
 class LogEntry(_message.Message):
@@ -357,6 +521,7 @@ class LogHeader(_message.Message):
     SEAT_ENTROPY_FIELD_NUMBER: _builtins.int
     SEAT_COMMITMENTS_FIELD_NUMBER: _builtins.int
     GENESIS_FIELD_NUMBER: _builtins.int
+    TIME_CONTROL_FIELD_NUMBER: _builtins.int
     format: _builtins.str
     """The log format's name: "cardgames-log"."""
     version: _builtins.int
@@ -393,6 +558,10 @@ class LogHeader(_message.Message):
         committed yet); empty otherwise.
         """
 
+    @_builtins.property
+    def time_control(self) -> Global___TimeControl:
+        """The match's time control; unset for a match without one."""
+
     def __init__(
         self,
         *,
@@ -410,10 +579,11 @@ class LogHeader(_message.Message):
         seat_entropy: _builtins.bool = ...,
         seat_commitments: _abc.Iterable[_builtins.str] | None = ...,
         genesis: _builtins.str = ...,
+        time_control: Global___TimeControl | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_dealer", b"_dealer", "config", b"config", "dealer", b"dealer"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_dealer", b"_dealer", "config", b"config", "dealer", b"dealer", "time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_dealer", b"_dealer", "config", b"config", "dealer", b"dealer", "format", b"format", "game", b"game", "game_id", b"game_id", "genesis", b"genesis", "players", b"players", "rules_version", b"rules_version", "seat_commitments", b"seat_commitments", "seat_entropy", b"seat_entropy", "seed_commitment", b"seed_commitment", "seed_given", b"seed_given", "stacked", b"stacked", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_dealer", b"_dealer", "config", b"config", "dealer", b"dealer", "format", b"format", "game", b"game", "game_id", b"game_id", "genesis", b"genesis", "players", b"players", "rules_version", b"rules_version", "seat_commitments", b"seat_commitments", "seat_entropy", b"seat_entropy", "seed_commitment", b"seed_commitment", "seed_given", b"seed_given", "stacked", b"stacked", "time_control", b"time_control", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__dealer: _TypeAlias = _typing.Literal["dealer"]  # noqa: Y015
     _WhichOneofArgType__dealer: _TypeAlias = _typing.Literal["_dealer", b"_dealer"]  # noqa: Y015
@@ -506,6 +676,7 @@ class CreateGameRequest(_message.Message):
     DECKS_FIELD_NUMBER: _builtins.int
     DEALER_FIELD_NUMBER: _builtins.int
     SEAT_ENTROPY_FIELD_NUMBER: _builtins.int
+    TIME_CONTROL_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     """The game's name: "all_fours", "seep" or "contract_rummy" (UNKNOWN_GAME otherwise)."""
     players: _builtins.int
@@ -534,6 +705,10 @@ class CreateGameRequest(_message.Message):
         by the match's first shuffles in order; later shuffles use the seed.
         """
 
+    @_builtins.property
+    def time_control(self) -> Global___TimeControl:
+        """A clock for every seat; unset for none (the match waits for its seats forever)."""
+
     def __init__(
         self,
         *,
@@ -544,10 +719,11 @@ class CreateGameRequest(_message.Message):
         decks: _abc.Iterable[_common_pb2.CardList] | None = ...,
         dealer: _builtins.int | None = ...,
         seat_entropy: _builtins.bool = ...,
+        time_control: Global___TimeControl | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_dealer", b"_dealer", "_players", b"_players", "_seed", b"_seed", "dealer", b"dealer", "options", b"options", "players", b"players", "seed", b"seed"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_dealer", b"_dealer", "_players", b"_players", "_seed", b"_seed", "dealer", b"dealer", "options", b"options", "players", b"players", "seed", b"seed", "time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_dealer", b"_dealer", "_players", b"_players", "_seed", b"_seed", "dealer", b"dealer", "decks", b"decks", "game", b"game", "options", b"options", "players", b"players", "seat_entropy", b"seat_entropy", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_dealer", b"_dealer", "_players", b"_players", "_seed", b"_seed", "dealer", b"dealer", "decks", b"decks", "game", b"game", "options", b"options", "players", b"players", "seat_entropy", b"seat_entropy", "seed", b"seed", "time_control", b"time_control"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__dealer: _TypeAlias = _typing.Literal["dealer"]  # noqa: Y015
     _WhichOneofArgType__dealer: _TypeAlias = _typing.Literal["_dealer", b"_dealer"]  # noqa: Y015
@@ -575,6 +751,7 @@ class CreateGameResponse(_message.Message):
     SEQUENCE_FIELD_NUMBER: _builtins.int
     SEED_COMMITMENT_FIELD_NUMBER: _builtins.int
     HEAD_FIELD_NUMBER: _builtins.int
+    OWNER_TOKEN_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The new match's id (a UUID): every other call names the match with it."""
     sequence: _builtins.int
@@ -585,6 +762,10 @@ class CreateGameResponse(_message.Message):
     """SHA-256 of the server's seed, lower-case hex; the seed shows once the match is over."""
     head: _builtins.str
     """The audit log's chain hash after `sequence`; "" while the seats add entropy."""
+    owner_token: _builtins.str
+    """The owner's secret token: Abort, HandOver of any seat and ReissueToken take it (in the
+    `cardgames-token` metadata). Keep it with the app that created the match.
+    """
     @_builtins.property
     def seat_tokens(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """One secret token per seat, seat 0 first. Shown only here (the service keeps their
@@ -599,10 +780,11 @@ class CreateGameResponse(_message.Message):
         sequence: _builtins.int = ...,
         seed_commitment: _builtins.str = ...,
         head: _builtins.str = ...,
+        owner_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "head", b"head", "seat_tokens", b"seat_tokens", "seed_commitment", b"seed_commitment", "sequence", b"sequence"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "head", b"head", "owner_token", b"owner_token", "seat_tokens", b"seat_tokens", "seed_commitment", b"seed_commitment", "sequence", b"sequence"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -834,6 +1016,7 @@ class WatchRequest(_message.Message):
 
     GAME_ID_FIELD_NUMBER: _builtins.int
     AFTER_SEQUENCE_FIELD_NUMBER: _builtins.int
+    PRESENCE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The match's id."""
     after_sequence: _builtins.int
@@ -841,21 +1024,56 @@ class WatchRequest(_message.Message):
     message then carries every event after it. Unset: the first message is the current
     view with no events. int64: a string in JSON.
     """
+    presence: _builtins.bool
+    """Also send a message (no events, the same sequence) whenever a seat comes or goes
+    (WatchResponse.presence); false: only the match's batches.
+    """
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
         after_sequence: _builtins.int | None = ...,
+        presence: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_after_sequence", b"_after_sequence", "after_sequence", b"after_sequence"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_after_sequence", b"_after_sequence", "after_sequence", b"after_sequence", "game_id", b"game_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_after_sequence", b"_after_sequence", "after_sequence", b"after_sequence", "game_id", b"game_id", "presence", b"presence"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__after_sequence: _TypeAlias = _typing.Literal["after_sequence"]  # noqa: Y015
     _WhichOneofArgType__after_sequence: _TypeAlias = _typing.Literal["_after_sequence", b"_after_sequence"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType__after_sequence) -> _WhichOneofReturnType__after_sequence | None: ...
 
 Global___WatchRequest: _TypeAlias = WatchRequest  # noqa: Y015
+
+@_typing.final
+class PresenceChange(_message.Message):
+    """A seat came or went: its first Watch stream opened, or its last closed (not part of the
+    log: nothing of the match changed).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    CONNECTED_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    connected: _builtins.bool
+    """True when the seat now has a live Watch stream."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int | None = ...,
+        connected: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "connected", b"connected", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
+    _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
+
+Global___PresenceChange: _TypeAlias = PresenceChange  # noqa: Y015
 
 @_typing.final
 class WatchResponse(_message.Message):
@@ -868,6 +1086,7 @@ class WatchResponse(_message.Message):
     SEQUENCE_FIELD_NUMBER: _builtins.int
     EVENTS_FIELD_NUMBER: _builtins.int
     VIEW_FIELD_NUMBER: _builtins.int
+    PRESENCE_FIELD_NUMBER: _builtins.int
     sequence: _builtins.int
     """The sequence of the last event included, that of `view` (int64: a string in JSON)."""
     @_builtins.property
@@ -880,16 +1099,23 @@ class WatchResponse(_message.Message):
     def view(self) -> Global___View:
         """The caller's view after these events."""
 
+    @_builtins.property
+    def presence(self) -> _containers.RepeatedCompositeFieldContainer[Global___PresenceChange]:
+        """Seats that came or went since the previous message (a message with presence changes
+        only has no events and the same sequence).
+        """
+
     def __init__(
         self,
         *,
         sequence: _builtins.int = ...,
         events: _abc.Iterable[Global___LogEntry] | None = ...,
         view: Global___View | None = ...,
+        presence: _abc.Iterable[Global___PresenceChange] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "sequence", b"sequence", "view", b"view"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "presence", b"presence", "sequence", b"sequence", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1076,3 +1302,219 @@ class RevealEntropyResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___RevealEntropyResponse: _TypeAlias = RevealEntropyResponse  # noqa: Y015
+
+@_typing.final
+class ResignRequest(_message.Message):
+    """Resign's request. Token (`cardgames-token` metadata) required: the seat that resigns."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The match's id."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ResignRequest: _TypeAlias = ResignRequest  # noqa: Y015
+
+@_typing.final
+class ResignResponse(_message.Message):
+    """Resign's response."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEQUENCE_FIELD_NUMBER: _builtins.int
+    HEAD_FIELD_NUMBER: _builtins.int
+    sequence: _builtins.int
+    """The sequence after the resignation (int64: a string in JSON)."""
+    head: _builtins.str
+    """The audit log's chain hash after it."""
+    def __init__(
+        self,
+        *,
+        sequence: _builtins.int = ...,
+        head: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["head", b"head", "sequence", b"sequence"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ResignResponse: _TypeAlias = ResignResponse  # noqa: Y015
+
+@_typing.final
+class AbortRequest(_message.Message):
+    """Abort's request. Token required: a seat's, or the owner token."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The match's id."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AbortRequest: _TypeAlias = AbortRequest  # noqa: Y015
+
+@_typing.final
+class AbortResponse(_message.Message):
+    """Abort's response."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEQUENCE_FIELD_NUMBER: _builtins.int
+    HEAD_FIELD_NUMBER: _builtins.int
+    sequence: _builtins.int
+    """The sequence after the abort (int64: a string in JSON)."""
+    head: _builtins.str
+    """The audit log's chain hash after it."""
+    def __init__(
+        self,
+        *,
+        sequence: _builtins.int = ...,
+        head: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["head", b"head", "sequence", b"sequence"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AbortResponse: _TypeAlias = AbortResponse  # noqa: Y015
+
+@_typing.final
+class HandOverRequest(_message.Message):
+    """HandOver's request. Token required: a seat's (for its own seat) or the owner token."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The match's id."""
+    seat: _builtins.int
+    """The seat to hand over; unset for the token's own seat (required with the owner token)."""
+    bot: Global___BotStrength.ValueType
+    """The bot that plays the seat from now on; BOT_STRENGTH_UNSPECIFIED hands the seat back to
+    its player.
+    """
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        seat: _builtins.int | None = ...,
+        bot: Global___BotStrength.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "bot", b"bot", "game_id", b"game_id", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
+    _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
+
+Global___HandOverRequest: _TypeAlias = HandOverRequest  # noqa: Y015
+
+@_typing.final
+class HandOverResponse(_message.Message):
+    """HandOver's response."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEQUENCE_FIELD_NUMBER: _builtins.int
+    HEAD_FIELD_NUMBER: _builtins.int
+    sequence: _builtins.int
+    """The sequence after the hand-over (int64: a string in JSON); unchanged when the seat was
+    already played that way.
+    """
+    head: _builtins.str
+    """The audit log's chain hash after it."""
+    def __init__(
+        self,
+        *,
+        sequence: _builtins.int = ...,
+        head: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["head", b"head", "sequence", b"sequence"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___HandOverResponse: _TypeAlias = HandOverResponse  # noqa: Y015
+
+@_typing.final
+class ReissueTokenRequest(_message.Message):
+    """ReissueToken's request. The owner token required."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The match's id."""
+    seat: _builtins.int
+    """The seat that gets a new token."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        seat: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "game_id", b"game_id", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
+    _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
+
+Global___ReissueTokenRequest: _TypeAlias = ReissueTokenRequest  # noqa: Y015
+
+@_typing.final
+class ReissueTokenResponse(_message.Message):
+    """ReissueToken's response."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_TOKEN_FIELD_NUMBER: _builtins.int
+    SEQUENCE_FIELD_NUMBER: _builtins.int
+    HEAD_FIELD_NUMBER: _builtins.int
+    seat_token: _builtins.str
+    """The seat's new secret token; the old one no longer works."""
+    sequence: _builtins.int
+    """The sequence after the reissue's event (int64: a string in JSON)."""
+    head: _builtins.str
+    """The audit log's chain hash after it."""
+    def __init__(
+        self,
+        *,
+        seat_token: _builtins.str = ...,
+        sequence: _builtins.int = ...,
+        head: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["head", b"head", "seat_token", b"seat_token", "sequence", b"sequence"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReissueTokenResponse: _TypeAlias = ReissueTokenResponse  # noqa: Y015

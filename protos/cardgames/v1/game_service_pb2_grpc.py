@@ -73,7 +73,12 @@ class GameServiceStub:
     * RATE_LIMITED (RESOURCE_EXHAUSTED): over the connection's rate limit or its number of
     open streams; `metadata.retry_after_ms` and a google.rpc.RetryInfo say when to retry;
     * STORE_UNAVAILABLE (UNAVAILABLE): the server's store failed or timed out; the outcome
-    of a command is then unknown: read the view before sending it again.
+    of a command is then unknown: read the view before sending it again;
+    * INVALID_TIME_CONTROL, INVALID_SEAT (INVALID_ARGUMENT): a time control out of bounds
+    (negative, absurd, no limit at all), a seat that is not one of the match's;
+    * PLAY_BEGAN (FAILED_PRECONDITION): an Abort after a seat played; GAME_OVER
+    (FAILED_PRECONDITION) for Resign, Abort, HandOver and ReissueToken once the match ended;
+    * OWNER_TOKEN_REQUIRED (PERMISSION_DENIED): the call needs the game's owner token.
     """
 
     def __init__(self, channel):
@@ -121,6 +126,26 @@ class GameServiceStub:
                 '/cardgames.v1.GameService/RevealEntropy',
                 request_serializer=cardgames_dot_v1_dot_game__service__pb2.RevealEntropyRequest.SerializeToString,
                 response_deserializer=cardgames_dot_v1_dot_game__service__pb2.RevealEntropyResponse.FromString,
+                _registered_method=True)
+        self.Resign = channel.unary_unary(
+                '/cardgames.v1.GameService/Resign',
+                request_serializer=cardgames_dot_v1_dot_game__service__pb2.ResignRequest.SerializeToString,
+                response_deserializer=cardgames_dot_v1_dot_game__service__pb2.ResignResponse.FromString,
+                _registered_method=True)
+        self.Abort = channel.unary_unary(
+                '/cardgames.v1.GameService/Abort',
+                request_serializer=cardgames_dot_v1_dot_game__service__pb2.AbortRequest.SerializeToString,
+                response_deserializer=cardgames_dot_v1_dot_game__service__pb2.AbortResponse.FromString,
+                _registered_method=True)
+        self.HandOver = channel.unary_unary(
+                '/cardgames.v1.GameService/HandOver',
+                request_serializer=cardgames_dot_v1_dot_game__service__pb2.HandOverRequest.SerializeToString,
+                response_deserializer=cardgames_dot_v1_dot_game__service__pb2.HandOverResponse.FromString,
+                _registered_method=True)
+        self.ReissueToken = channel.unary_unary(
+                '/cardgames.v1.GameService/ReissueToken',
+                request_serializer=cardgames_dot_v1_dot_game__service__pb2.ReissueTokenRequest.SerializeToString,
+                response_deserializer=cardgames_dot_v1_dot_game__service__pb2.ReissueTokenResponse.FromString,
                 _registered_method=True)
 
 
@@ -172,7 +197,12 @@ class GameServiceServicer:
     * RATE_LIMITED (RESOURCE_EXHAUSTED): over the connection's rate limit or its number of
     open streams; `metadata.retry_after_ms` and a google.rpc.RetryInfo say when to retry;
     * STORE_UNAVAILABLE (UNAVAILABLE): the server's store failed or timed out; the outcome
-    of a command is then unknown: read the view before sending it again.
+    of a command is then unknown: read the view before sending it again;
+    * INVALID_TIME_CONTROL, INVALID_SEAT (INVALID_ARGUMENT): a time control out of bounds
+    (negative, absurd, no limit at all), a seat that is not one of the match's;
+    * PLAY_BEGAN (FAILED_PRECONDITION): an Abort after a seat played; GAME_OVER
+    (FAILED_PRECONDITION) for Resign, Abort, HandOver and ReissueToken once the match ended;
+    * OWNER_TOKEN_REQUIRED (PERMISSION_DENIED): the call needs the game's owner token.
     """
 
     def CreateGame(self, request, context):
@@ -251,6 +281,38 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Resign(self, request, context):
+        """The caller's seat resigns (its seat token): the match ends, the seat and its side rank
+        last (docs/rules/<game>.md, "seat"). GAME_OVER once the match has ended.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Abort(self, request, context):
+        """Call the match off before any seat played: with a seat's token or the owner token.
+        PLAY_BEGAN (FAILED_PRECONDITION) once a seat has played; nothing is written then.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def HandOver(self, request, context):
+        """Hand a seat to a built-in bot, or back to its player: a seat's token for its own seat,
+        or the owner token for any seat.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReissueToken(self, request, context):
+        """A new token for a seat (owner token only): the old one stops working at once. The log
+        records that a reissue happened, never a token.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -293,6 +355,26 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.RevealEntropy,
                     request_deserializer=cardgames_dot_v1_dot_game__service__pb2.RevealEntropyRequest.FromString,
                     response_serializer=cardgames_dot_v1_dot_game__service__pb2.RevealEntropyResponse.SerializeToString,
+            ),
+            'Resign': grpc.unary_unary_rpc_method_handler(
+                    servicer.Resign,
+                    request_deserializer=cardgames_dot_v1_dot_game__service__pb2.ResignRequest.FromString,
+                    response_serializer=cardgames_dot_v1_dot_game__service__pb2.ResignResponse.SerializeToString,
+            ),
+            'Abort': grpc.unary_unary_rpc_method_handler(
+                    servicer.Abort,
+                    request_deserializer=cardgames_dot_v1_dot_game__service__pb2.AbortRequest.FromString,
+                    response_serializer=cardgames_dot_v1_dot_game__service__pb2.AbortResponse.SerializeToString,
+            ),
+            'HandOver': grpc.unary_unary_rpc_method_handler(
+                    servicer.HandOver,
+                    request_deserializer=cardgames_dot_v1_dot_game__service__pb2.HandOverRequest.FromString,
+                    response_serializer=cardgames_dot_v1_dot_game__service__pb2.HandOverResponse.SerializeToString,
+            ),
+            'ReissueToken': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReissueToken,
+                    request_deserializer=cardgames_dot_v1_dot_game__service__pb2.ReissueTokenRequest.FromString,
+                    response_serializer=cardgames_dot_v1_dot_game__service__pb2.ReissueTokenResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -350,7 +432,12 @@ class GameService:
     * RATE_LIMITED (RESOURCE_EXHAUSTED): over the connection's rate limit or its number of
     open streams; `metadata.retry_after_ms` and a google.rpc.RetryInfo say when to retry;
     * STORE_UNAVAILABLE (UNAVAILABLE): the server's store failed or timed out; the outcome
-    of a command is then unknown: read the view before sending it again.
+    of a command is then unknown: read the view before sending it again;
+    * INVALID_TIME_CONTROL, INVALID_SEAT (INVALID_ARGUMENT): a time control out of bounds
+    (negative, absurd, no limit at all), a seat that is not one of the match's;
+    * PLAY_BEGAN (FAILED_PRECONDITION): an Abort after a seat played; GAME_OVER
+    (FAILED_PRECONDITION) for Resign, Abort, HandOver and ReissueToken once the match ended;
+    * OWNER_TOKEN_REQUIRED (PERMISSION_DENIED): the call needs the game's owner token.
     """
 
     @staticmethod
@@ -559,6 +646,114 @@ class GameService:
             '/cardgames.v1.GameService/RevealEntropy',
             cardgames_dot_v1_dot_game__service__pb2.RevealEntropyRequest.SerializeToString,
             cardgames_dot_v1_dot_game__service__pb2.RevealEntropyResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Resign(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardgames.v1.GameService/Resign',
+            cardgames_dot_v1_dot_game__service__pb2.ResignRequest.SerializeToString,
+            cardgames_dot_v1_dot_game__service__pb2.ResignResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Abort(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardgames.v1.GameService/Abort',
+            cardgames_dot_v1_dot_game__service__pb2.AbortRequest.SerializeToString,
+            cardgames_dot_v1_dot_game__service__pb2.AbortResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def HandOver(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardgames.v1.GameService/HandOver',
+            cardgames_dot_v1_dot_game__service__pb2.HandOverRequest.SerializeToString,
+            cardgames_dot_v1_dot_game__service__pb2.HandOverResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReissueToken(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardgames.v1.GameService/ReissueToken',
+            cardgames_dot_v1_dot_game__service__pb2.ReissueTokenRequest.SerializeToString,
+            cardgames_dot_v1_dot_game__service__pb2.ReissueTokenResponse.FromString,
             options,
             channel_credentials,
             insecure,

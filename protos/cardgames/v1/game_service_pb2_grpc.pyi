@@ -77,7 +77,12 @@ class GameServiceStub:
     * RATE_LIMITED (RESOURCE_EXHAUSTED): over the connection's rate limit or its number of
       open streams; `metadata.retry_after_ms` and a google.rpc.RetryInfo say when to retry;
     * STORE_UNAVAILABLE (UNAVAILABLE): the server's store failed or timed out; the outcome
-      of a command is then unknown: read the view before sending it again.
+      of a command is then unknown: read the view before sending it again;
+    * INVALID_TIME_CONTROL, INVALID_SEAT (INVALID_ARGUMENT): a time control out of bounds
+      (negative, absurd, no limit at all), a seat that is not one of the match's;
+    * PLAY_BEGAN (FAILED_PRECONDITION): an Abort after a seat played; GAME_OVER
+      (FAILED_PRECONDITION) for Resign, Abort, HandOver and ReissueToken once the match ended;
+    * OWNER_TOKEN_REQUIRED (PERMISSION_DENIED): the call needs the game's owner token.
     """
 
     @_typing.overload
@@ -127,6 +132,22 @@ class GameServiceStub:
     """Then each seat reveals its 32 bytes (token required); they must hash to its
     commitment. The last reveal starts the match: its shuffles are seeded from the
     server's seed and every seat's entropy (docs/log-format.md, "Fair deals").
+    """
+    Resign: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.ResignRequest, _game_service_pb2.ResignResponse]
+    """The caller's seat resigns (its seat token): the match ends, the seat and its side rank
+    last (docs/rules/<game>.md, "seat"). GAME_OVER once the match has ended.
+    """
+    Abort: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.AbortRequest, _game_service_pb2.AbortResponse]
+    """Call the match off before any seat played: with a seat's token or the owner token.
+    PLAY_BEGAN (FAILED_PRECONDITION) once a seat has played; nothing is written then.
+    """
+    HandOver: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.HandOverRequest, _game_service_pb2.HandOverResponse]
+    """Hand a seat to a built-in bot, or back to its player: a seat's token for its own seat,
+    or the owner token for any seat.
+    """
+    ReissueToken: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.ReissueTokenRequest, _game_service_pb2.ReissueTokenResponse]
+    """A new token for a seat (owner token only): the old one stops working at once. The log
+    records that a reissue happened, never a token.
     """
 
 @_typing.type_check_only
@@ -178,7 +199,12 @@ class GameServiceAsyncStub(GameServiceStub):
     * RATE_LIMITED (RESOURCE_EXHAUSTED): over the connection's rate limit or its number of
       open streams; `metadata.retry_after_ms` and a google.rpc.RetryInfo say when to retry;
     * STORE_UNAVAILABLE (UNAVAILABLE): the server's store failed or timed out; the outcome
-      of a command is then unknown: read the view before sending it again.
+      of a command is then unknown: read the view before sending it again;
+    * INVALID_TIME_CONTROL, INVALID_SEAT (INVALID_ARGUMENT): a time control out of bounds
+      (negative, absurd, no limit at all), a seat that is not one of the match's;
+    * PLAY_BEGAN (FAILED_PRECONDITION): an Abort after a seat played; GAME_OVER
+      (FAILED_PRECONDITION) for Resign, Abort, HandOver and ReissueToken once the match ended;
+    * OWNER_TOKEN_REQUIRED (PERMISSION_DENIED): the call needs the game's owner token.
     """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
@@ -225,6 +251,22 @@ class GameServiceAsyncStub(GameServiceStub):
     """Then each seat reveals its 32 bytes (token required); they must hash to its
     commitment. The last reveal starts the match: its shuffles are seeded from the
     server's seed and every seat's entropy (docs/log-format.md, "Fair deals").
+    """
+    Resign: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ResignRequest, _game_service_pb2.ResignResponse]  # type: ignore[assignment]
+    """The caller's seat resigns (its seat token): the match ends, the seat and its side rank
+    last (docs/rules/<game>.md, "seat"). GAME_OVER once the match has ended.
+    """
+    Abort: _aio.UnaryUnaryMultiCallable[_game_service_pb2.AbortRequest, _game_service_pb2.AbortResponse]  # type: ignore[assignment]
+    """Call the match off before any seat played: with a seat's token or the owner token.
+    PLAY_BEGAN (FAILED_PRECONDITION) once a seat has played; nothing is written then.
+    """
+    HandOver: _aio.UnaryUnaryMultiCallable[_game_service_pb2.HandOverRequest, _game_service_pb2.HandOverResponse]  # type: ignore[assignment]
+    """Hand a seat to a built-in bot, or back to its player: a seat's token for its own seat,
+    or the owner token for any seat.
+    """
+    ReissueToken: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ReissueTokenRequest, _game_service_pb2.ReissueTokenResponse]  # type: ignore[assignment]
+    """A new token for a seat (owner token only): the old one stops working at once. The log
+    records that a reissue happened, never a token.
     """
 
 class GameServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -275,7 +317,12 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
     * RATE_LIMITED (RESOURCE_EXHAUSTED): over the connection's rate limit or its number of
       open streams; `metadata.retry_after_ms` and a google.rpc.RetryInfo say when to retry;
     * STORE_UNAVAILABLE (UNAVAILABLE): the server's store failed or timed out; the outcome
-      of a command is then unknown: read the view before sending it again.
+      of a command is then unknown: read the view before sending it again;
+    * INVALID_TIME_CONTROL, INVALID_SEAT (INVALID_ARGUMENT): a time control out of bounds
+      (negative, absurd, no limit at all), a seat that is not one of the match's;
+    * PLAY_BEGAN (FAILED_PRECONDITION): an Abort after a seat played; GAME_OVER
+      (FAILED_PRECONDITION) for Resign, Abort, HandOver and ReissueToken once the match ended;
+    * OWNER_TOKEN_REQUIRED (PERMISSION_DENIED): the call needs the game's owner token.
     """
 
     @_abc_1.abstractmethod
@@ -368,6 +415,46 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         """Then each seat reveals its 32 bytes (token required); they must hash to its
         commitment. The last reveal starts the match: its shuffles are seeded from the
         server's seed and every seat's entropy (docs/log-format.md, "Fair deals").
+        """
+
+    @_abc_1.abstractmethod
+    def Resign(
+        self,
+        request: _game_service_pb2.ResignRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.ResignResponse, _abc.Awaitable[_game_service_pb2.ResignResponse]]:
+        """The caller's seat resigns (its seat token): the match ends, the seat and its side rank
+        last (docs/rules/<game>.md, "seat"). GAME_OVER once the match has ended.
+        """
+
+    @_abc_1.abstractmethod
+    def Abort(
+        self,
+        request: _game_service_pb2.AbortRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.AbortResponse, _abc.Awaitable[_game_service_pb2.AbortResponse]]:
+        """Call the match off before any seat played: with a seat's token or the owner token.
+        PLAY_BEGAN (FAILED_PRECONDITION) once a seat has played; nothing is written then.
+        """
+
+    @_abc_1.abstractmethod
+    def HandOver(
+        self,
+        request: _game_service_pb2.HandOverRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.HandOverResponse, _abc.Awaitable[_game_service_pb2.HandOverResponse]]:
+        """Hand a seat to a built-in bot, or back to its player: a seat's token for its own seat,
+        or the owner token for any seat.
+        """
+
+    @_abc_1.abstractmethod
+    def ReissueToken(
+        self,
+        request: _game_service_pb2.ReissueTokenRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.ReissueTokenResponse, _abc.Awaitable[_game_service_pb2.ReissueTokenResponse]]:
+        """A new token for a seat (owner token only): the old one stops working at once. The log
+        records that a reissue happened, never a token.
         """
 
 def add_GameServiceServicer_to_server(servicer: GameServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -1523,6 +1523,11 @@ class SeepEvent(_message.Message):
     MATCH_ENDED_FIELD_NUMBER: _builtins.int
     SEAT_TIMED_OUT_FIELD_NUMBER: _builtins.int
     CLOCK_CHARGED_FIELD_NUMBER: _builtins.int
+    CLOCK_MARKED_FIELD_NUMBER: _builtins.int
+    SEAT_RESIGNED_FIELD_NUMBER: _builtins.int
+    GAME_ABORTED_FIELD_NUMBER: _builtins.int
+    SEAT_HANDED_OVER_FIELD_NUMBER: _builtins.int
+    TOKEN_REISSUED_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def match_created(self) -> Global___SeepMatchCreated:
         """A new match."""
@@ -1607,6 +1612,26 @@ class SeepEvent(_message.Message):
     def clock_charged(self) -> _common_pb2.ClockCharged:
         """A seat drew on its time bank (common.proto)."""
 
+    @_builtins.property
+    def clock_marked(self) -> _common_pb2.ClockMarked:
+        """The clocks after a batch of a match with a time control (common.proto)."""
+
+    @_builtins.property
+    def seat_resigned(self) -> _common_pb2.SeatResigned:
+        """A seat resigned (common.proto)."""
+
+    @_builtins.property
+    def game_aborted(self) -> _common_pb2.GameAborted:
+        """The match was aborted (common.proto)."""
+
+    @_builtins.property
+    def seat_handed_over(self) -> _common_pb2.SeatHandedOver:
+        """A seat handed over to a bot or back (common.proto)."""
+
+    @_builtins.property
+    def token_reissued(self) -> _common_pb2.TokenReissued:
+        """A seat's token was reissued (common.proto)."""
+
     def __init__(
         self,
         *,
@@ -1631,12 +1656,17 @@ class SeepEvent(_message.Message):
         match_ended: Global___SeepMatchEnded | None = ...,
         seat_timed_out: _common_pb2.SeatTimedOut | None = ...,
         clock_charged: _common_pb2.ClockCharged | None = ...,
+        clock_marked: _common_pb2.ClockMarked | None = ...,
+        seat_resigned: _common_pb2.SeatResigned | None = ...,
+        game_aborted: _common_pb2.GameAborted | None = ...,
+        seat_handed_over: _common_pb2.SeatHandedOver | None = ...,
+        token_reissued: _common_pb2.TokenReissued | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["baazi_won", b"baazi_won", "bid_made", b"bid_made", "broken", b"broken", "built", b"built", "captured", b"captured", "cards_dealt", b"cards_dealt", "clock_charged", b"clock_charged", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "dealer_chosen", b"dealer_chosen", "event", b"event", "floor_dealt", b"floor_dealt", "floor_revealed", b"floor_revealed", "leftover_awarded", b"leftover_awarded", "match_created", b"match_created", "match_ended", b"match_ended", "match_seeded", b"match_seeded", "redealt", b"redealt", "seat_timed_out", b"seat_timed_out", "shuffled", b"shuffled", "sweep_scored", b"sweep_scored", "thrown", b"thrown"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["baazi_won", b"baazi_won", "bid_made", b"bid_made", "broken", b"broken", "built", b"built", "captured", b"captured", "cards_dealt", b"cards_dealt", "clock_charged", b"clock_charged", "clock_marked", b"clock_marked", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "dealer_chosen", b"dealer_chosen", "event", b"event", "floor_dealt", b"floor_dealt", "floor_revealed", b"floor_revealed", "game_aborted", b"game_aborted", "leftover_awarded", b"leftover_awarded", "match_created", b"match_created", "match_ended", b"match_ended", "match_seeded", b"match_seeded", "redealt", b"redealt", "seat_handed_over", b"seat_handed_over", "seat_resigned", b"seat_resigned", "seat_timed_out", b"seat_timed_out", "shuffled", b"shuffled", "sweep_scored", b"sweep_scored", "thrown", b"thrown", "token_reissued", b"token_reissued"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["baazi_won", b"baazi_won", "bid_made", b"bid_made", "broken", b"broken", "built", b"built", "captured", b"captured", "cards_dealt", b"cards_dealt", "clock_charged", b"clock_charged", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "dealer_chosen", b"dealer_chosen", "event", b"event", "floor_dealt", b"floor_dealt", "floor_revealed", b"floor_revealed", "leftover_awarded", b"leftover_awarded", "match_created", b"match_created", "match_ended", b"match_ended", "match_seeded", b"match_seeded", "redealt", b"redealt", "seat_timed_out", b"seat_timed_out", "shuffled", b"shuffled", "sweep_scored", b"sweep_scored", "thrown", b"thrown"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["baazi_won", b"baazi_won", "bid_made", b"bid_made", "broken", b"broken", "built", b"built", "captured", b"captured", "cards_dealt", b"cards_dealt", "clock_charged", b"clock_charged", "clock_marked", b"clock_marked", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "dealer_chosen", b"dealer_chosen", "event", b"event", "floor_dealt", b"floor_dealt", "floor_revealed", b"floor_revealed", "game_aborted", b"game_aborted", "leftover_awarded", b"leftover_awarded", "match_created", b"match_created", "match_ended", b"match_ended", "match_seeded", b"match_seeded", "redealt", b"redealt", "seat_handed_over", b"seat_handed_over", "seat_resigned", b"seat_resigned", "seat_timed_out", b"seat_timed_out", "shuffled", b"shuffled", "sweep_scored", b"sweep_scored", "thrown", b"thrown", "token_reissued", b"token_reissued"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["match_created", "match_seeded", "shuffled", "dealer_chosen", "deal_started", "cards_dealt", "floor_dealt", "redealt", "bid_made", "floor_revealed", "captured", "thrown", "built", "broken", "sweep_scored", "leftover_awarded", "deal_scored", "baazi_won", "match_ended", "seat_timed_out", "clock_charged"]  # noqa: Y015
+    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["match_created", "match_seeded", "shuffled", "dealer_chosen", "deal_started", "cards_dealt", "floor_dealt", "redealt", "bid_made", "floor_revealed", "captured", "thrown", "built", "broken", "sweep_scored", "leftover_awarded", "deal_scored", "baazi_won", "match_ended", "seat_timed_out", "clock_charged", "clock_marked", "seat_resigned", "game_aborted", "seat_handed_over", "token_reissued"]  # noqa: Y015
     _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_event) -> _WhichOneofReturnType_event | None: ...
 
