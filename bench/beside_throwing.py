@@ -108,6 +108,7 @@ def attack(address: str, seed: int, crowded: int, seconds: float) -> None:
     ``crowded`` cards lie loose, print a line, then for ``seconds`` list (a default page) and throw
     at every position, and print what it did. Each seat throws the first card it is allowed to."""
     import grpc
+
     from cardgames import wire
     from cardgames.v1 import game_service_pb2 as pb
     from cardgames.v1 import game_service_pb2_grpc

@@ -64,6 +64,7 @@ class ClientStats:
 async def _bots(target: str, matches: int, game: str, start: float, warmup: float, duration: float,
                 seed: int) -> ClientStats:
     import grpc
+
     from cardgames.service.grpc_api import TOKEN_METADATA
     from cardgames.v1 import game_service_pb2 as pb
     from cardgames.v1 import game_service_pb2_grpc

@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from uuid import UUID
 
 import msgspec
-from cardgames.service.games import Games
-from cardgames.service.store import EventStore
 
 from bench.load import store_url
+from cardgames.service.games import Games
+from cardgames.service.store import EventStore
 
 GAME = "all_fours"
 OPTIONS = {"target_score": 2000}

@@ -13,11 +13,10 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any
 
+from bench.harness import Unavailable
 from cardgames.engine.core.protocol import GameRules, Rejection, Setup
 from cardgames.engine.core.registry import get_game
 from cardgames.engine.core.replay import apply, new_match
-
-from bench.harness import Unavailable
 
 #: A playout longer than this many actions is a bug of the game (or of the bench).
 MAX_ACTIONS = 500_000

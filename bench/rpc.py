@@ -23,12 +23,12 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-from cardgames.engine.core.protocol import Rejection, Setup
-from cardgames.engine.core.replay import apply, new_match
 
 from bench.anchors import EchoProbe
 from bench.harness import Context, Probe, Unavailable, latency_figures
 from bench.playout import load_game
+from cardgames.engine.core.protocol import Rejection, Setup
+from cardgames.engine.core.replay import apply, new_match
 
 #: The game whose commands are submitted: the first one available.
 GAME_ORDER = ("all_fours", "seep", "contract_rummy")

@@ -17,11 +17,10 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from cardgames.engine.core.protocol import Rejection
-from cardgames.engine.core.replay import fold
-
 from bench.harness import Settings
 from bench.playout import SPECS, Player
+from cardgames.engine.core.protocol import Rejection
+from cardgames.engine.core.replay import fold
 
 PASSES = 3
 

@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-from cardgames.engine.core.replay import fold
 
 from bench.harness import Context, Probe, Unavailable, cpu_clock, timed_loop
 from bench.longlog import LongLog, long_log
 from bench.playout import load_game
+from cardgames.engine.core.replay import fold
 
 
 def _store_module() -> Any:

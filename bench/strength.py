@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgspec
+
 from cardgames.engine.bots import get_policy
 from cardgames.engine.bots.arena import Comparison, MatchRecord, compare, run_arena
 from cardgames.engine.bots.policy import BotsUnavailable, bot_rules

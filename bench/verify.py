@@ -13,11 +13,11 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-from cardgames.engine.core.replay import fold
 
 from bench.harness import Context, Probe, Unavailable, timed_loop
 from bench.longlog import LongLog, long_log
 from bench.playout import load_game
+from cardgames.engine.core.replay import fold
 
 
 def audit_bytes(log: LongLog) -> bytes:

@@ -39,13 +39,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from bench.harness import Context, Probe, Unavailable, cpu_clock
+from bench.playout import SPECS, Player, load_game
 from cardgames.engine.core.cards import STANDARD_PACK
 from cardgames.engine.core.protocol import Setup
 from cardgames.engine.seep.cards import VALUE
 from cardgames.service.games import DEFAULT_PAGE_SIZE
-
-from bench.harness import Context, Probe, Unavailable, cpu_clock
-from bench.playout import SPECS, Player, load_game
 
 SETUP = Setup(seed="5e" * 32)
 #: Positions with more commands than this are not also made in full (``made_ms``): the extreme

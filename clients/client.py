@@ -34,11 +34,8 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 import grpc
-from cardgames import wire
-from cardgames.v1 import game_service_pb2 as pb
-from cardgames.v1 import game_service_pb2_grpc
-from cardgames.v1.common_pb2 import CardList
 
+from cardgames import wire
 from cardgames.clients.errors import (
     TRANSIENT_CODES,
     CardgamesError,
@@ -60,6 +57,9 @@ from cardgames.clients.models import (
     Written,
     log_events,
 )
+from cardgames.v1 import game_service_pb2 as pb
+from cardgames.v1 import game_service_pb2_grpc
+from cardgames.v1.common_pb2 import CardList
 
 #: The call metadata key that carries a seat's token.
 TOKEN_METADATA = "cardgames-token"

@@ -30,9 +30,10 @@ from collections.abc import Mapping
 from typing import ClassVar
 
 import grpc
-from cardgames.v1 import common_pb2
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
+
+from cardgames.v1 import common_pb2
 
 #: gRPC codes after which the same call may simply be tried again once the service is back.
 TRANSIENT_CODES = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})

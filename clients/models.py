@@ -13,7 +13,6 @@ from typing import Any
 from cardgames import wire
 from cardgames.v1 import game_service_pb2
 
-
 #: The names of the wire's OnTimeout and BotStrength values (and back).
 ON_TIMEOUT = {"bot_plays": 1, "forfeit": 2, "abort": 3}
 BOT_STRENGTHS = {"random": 1, "heuristic": 2, "search": 3}

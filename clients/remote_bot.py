@@ -34,6 +34,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import grpc
+from grpc_status import rpc_status
+
 from cardgames import wire
 from cardgames.v1 import (
     bots_pb2,
@@ -43,7 +45,6 @@ from cardgames.v1 import (
     tournament_pb2,
     tournament_pb2_grpc,
 )
-from grpc_status import rpc_status
 
 TOKEN_METADATA = "cardgames-token"
 #: How often one decision is asked again after a refused command.

@@ -24,12 +24,12 @@ from typing import Any
 
 import grpc
 import msgspec
-from cardgames.v1 import bots_pb2, bots_pb2_grpc
 
 from cardgames.service.clocks import ClockInfo, ClockKeeper
 from cardgames.service.games import Entry, Games, MissingToken, ServiceError, ViewResult
 from cardgames.service.grpc_api import entry_messages, field_number, view_message, with_commands
 from cardgames.service.grpc_errors import error_status, token_of
+from cardgames.v1 import bots_pb2, bots_pb2_grpc
 
 log = logging.getLogger(__name__)
 _LEGAL_COMMANDS = field_number(bots_pb2.DecisionsResponse, "legal_commands")

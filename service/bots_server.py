@@ -9,13 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import grpc
-from cardgames.v1 import bots_pb2, bots_pb2_grpc, tournament_pb2, tournament_pb2_grpc
 
 from cardgames.service.bot_service import BotServiceApi
 from cardgames.service.clocks import ClockKeeper
 from cardgames.service.games import Games
 from cardgames.service.tournament.grpc_api import TournamentServiceApi
 from cardgames.service.tournament.manager import Tournaments
+from cardgames.v1 import bots_pb2, bots_pb2_grpc, tournament_pb2, tournament_pb2_grpc
 
 BOT_SERVICE = bots_pb2.DESCRIPTOR.services_by_name["BotService"].full_name
 TOURNAMENT_SERVICE = tournament_pb2.DESCRIPTOR.services_by_name["TournamentService"].full_name

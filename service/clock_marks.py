@@ -18,6 +18,7 @@ from typing import Any
 from cardgames.engine.core.events import SeatHandedOver
 from cardgames.engine.core.protocol import GameRules
 from cardgames.engine.core.replay import fold
+from cardgames.engine.core.seat_events import Seated
 from cardgames.engine.core.time_control import TimeControl, deadline, mark_after, parse_time_control, remaining
 
 
@@ -78,8 +79,9 @@ def seat_clocks(
     control: TimeControl | None, state: Any, players: int, now_ms: int, presence: Sequence[int], over: bool
 ) -> tuple[SeatClock, ...]:
     """Every seat's clock as of ``now_ms`` (remaining time, deadline), who plays it, whether it is connected."""
-    bots: dict[int, str] = getattr(state, "bots", {}) or {}
-    mark = getattr(state, "clock", None)
+    seated = state if isinstance(state, Seated) else None
+    bots: dict[int, str] = seated.bots if seated is not None else {}
+    mark = seated.clock if seated is not None else None
     clocks = []
     for seat in range(players):
         connected = seat < len(presence) and presence[seat] > 0

@@ -38,7 +38,7 @@ from typing import Any
 import msgspec
 
 from cardgames.engine.core.events import AUTO_MOVE, DISCONNECTED, FORFEIT, TIMEOUT, ClockCharged
-from cardgames.engine.core.seat_events import timeout_events
+from cardgames.engine.core.seat_events import Seated, timeout_events
 from cardgames.service.errors import DeadlinePassed
 from cardgames.service.games import Games, ServiceError, WorkDeadline, WorkerFailed, WorkersBusy
 from cardgames.service.tournament.log import ClockOptions
@@ -97,7 +97,7 @@ class ClockKeeper:
         if game_id in self._matches and not self._matches[game_id].over:
             return
         live = await self.games.game(game_id)
-        banks_now: dict[int, int] = getattr(live.state, "banks", {}) or {}
+        banks_now: dict[int, int] = live.state.banks if isinstance(live.state, Seated) else {}
         players = len(tokens)
         now = self.now()
         match = _Match(

@@ -15,10 +15,9 @@ from typing import Any, TypeVar
 
 import grpc
 import msgspec
-from cardgames import wire
-from cardgames.v1 import bots_pb2, game_service_pb2, game_service_pb2_grpc
 from google.protobuf.message import Message
 
+from cardgames import wire
 from cardgames.engine.core.echo import clip, echo
 from cardgames.engine.core.protocol import Malformed
 from cardgames.service import seat_lifecycle
@@ -33,6 +32,7 @@ from cardgames.service.games import (
 )
 from cardgames.service.grpc_errors import DOMAIN, TOKEN_METADATA, error_status, token_of, unary
 from cardgames.service.grpc_tables import bot_name, seat_status, time_control_data, time_control_message
+from cardgames.v1 import bots_pb2, game_service_pb2, game_service_pb2_grpc
 
 __all__ = ["DOMAIN", "SERVICE_NAME", "TOKEN_METADATA", "GameServiceApi", "error_status"]
 

@@ -61,15 +61,15 @@ from functools import wraps
 from typing import Any, TypeVar
 
 import grpc
-from cardgames import wire
-from cardgames.v1 import common_pb2
 from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
+from cardgames import wire
 from cardgames.engine.core.echo import clip
 from cardgames.service import errors
 from cardgames.service.errors import Rejected, ServiceError
+from cardgames.v1 import common_pb2
 
 TOKEN_METADATA = "cardgames-token"
 DOMAIN = "cardgames"

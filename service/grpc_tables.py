@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from cardgames.v1 import game_service_pb2
-
 from cardgames.service.clock_marks import SeatClock
 from cardgames.service.errors import InvalidRequest
+from cardgames.v1 import game_service_pb2
 
 
 def seat_status(clock: SeatClock) -> game_service_pb2.SeatStatus:

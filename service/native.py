@@ -15,6 +15,7 @@ from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
 from cardgames import engine
+
 #: The build's record of the sources it compiled (written by setup.py).
 MANIFEST_NAME = "compiled_sources.json"
 REINSTALL = "pip install -e . again (or CARDGAMES_PURE_PYTHON=1 pip install -e . for no compiled modules)"

@@ -27,6 +27,8 @@ from typing import Any
 from cardgames.engine.core.events import GameAborted, SeatHandedOver, SeatResigned, TokenReissued
 from cardgames.engine.core.protocol import GameRules, RejectionCode, reject
 from cardgames.engine.core.time_control import BOT_STRENGTHS
+from cardgames.service import seat_store
+from cardgames.service.errors import OwnerTokenRequired
 from cardgames.service.games import (
     Games,
     InvalidRequest,
@@ -37,9 +39,7 @@ from cardgames.service.games import (
     WrongToken,
     token_hash,
 )
-from cardgames.service.errors import OwnerTokenRequired
 from cardgames.service.games.auth import seat_required
-from cardgames.service import seat_store
 from cardgames.service.seat_store import TokenRecord
 
 #: Attempts of a lifecycle call that meets another process's write.

@@ -72,6 +72,7 @@ def _page(game: str, key: Hashable, state: Any, seat: int, offset: int, size: in
     page = page_of(listing, offset, min(total, offset + size), seconds)
     if wire:
         import msgspec
+
         from cardgames.wire import wrap_command
 
         tag = varint(wire << 3 | 2)  # a length-delimited field

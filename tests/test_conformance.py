@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from cardgames.engine.core.protocol import Comparison
 from cardgames.service.conformance import ScenarioFailure, compare, run_paths, run_scenario
-
 from tests.conftest import CONFORMANCE
 
 VECTORS = sorted(CONFORMANCE.rglob("*.json")) if CONFORMANCE.is_dir() else []

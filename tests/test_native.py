@@ -10,6 +10,7 @@ from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
 import pytest
+
 from cardgames.service.native import MANIFEST_NAME, module_of, native_build
 
 REPO = Path(__file__).resolve().parent.parent

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from cardgames.service.conformance import run_scenario
 
 FOLDER = Path(__file__).parent / "vectors"

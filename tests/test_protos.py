@@ -191,9 +191,10 @@ def test_every_game_has_its_messages_in_the_top_level_oneofs() -> None:
 
 def test_wire_v1_peers_and_this_version_understand_each_other() -> None:
     """Bytes written with the wire-v1 protos read the same here, and the other way round."""
+    from google.protobuf import descriptor_pool, message_factory
+
     from cardgames import wire
     from cardgames.v1 import all_fours_pb2
-    from google.protobuf import descriptor_pool, message_factory
 
     pool = descriptor_pool.DescriptorPool()
     for file in descriptor_pb2.FileDescriptorSet.FromString(WIRE_V1.read_bytes()).file:

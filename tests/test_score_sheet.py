@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 import pytest
+
 from cardgames.engine.all_fours.events import HandScored
 from cardgames.engine.bots import get_policy
 from cardgames.engine.core.protocol import Setup

@@ -5,12 +5,13 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
 from cardgames.engine.core import shuffle as shuffle_module
 from cardgames.engine.core.cards import STANDARD_PACK
 from cardgames.engine.core.chance import Chance, ShuffleUnavailable, advance, canonical_order, next_order
 from cardgames.engine.core.shuffle import seed_from_text, shuffled
-from hypothesis import given
-from hypothesis import strategies as st
 
 VECTORS = [
     (

@@ -13,6 +13,8 @@ from typing import Any
 
 import msgspec
 import pytest
+from google.protobuf.descriptor import FieldDescriptor
+
 from cardgames import wire
 from cardgames.engine.core.commands import parse_command
 from cardgames.engine.core.events import MatchSeeded, Shuffled, match_seeded, redact_core
@@ -20,7 +22,6 @@ from cardgames.engine.core.protocol import GameRules, Setup
 from cardgames.engine.core.registry import GAME_MODULES, get_game
 from cardgames.engine.core.replay import new_match
 from cardgames.v1 import common_pb2, game_service_pb2
-from google.protobuf.descriptor import FieldDescriptor
 
 mi = msgspec.inspect
 

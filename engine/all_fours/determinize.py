@@ -30,9 +30,9 @@ from cardgames.engine.all_fours.config import Config
 from cardgames.engine.all_fours.state import PLAY, Played, State
 from cardgames.engine.all_fours.tricks import trick_winner
 from cardgames.engine.all_fours.view import View
-from cardgames.engine.core.dealing import deal
 from cardgames.engine.core.cards import STANDARD_PACK
 from cardgames.engine.core.chance import Chance
+from cardgames.engine.core.dealing import deal
 
 
 def _suit(card: str) -> str:

@@ -13,7 +13,16 @@ from typing import Any
 
 from msgspec.structs import replace
 
-from cardgames.engine.contract_rummy.commands import Dig, Discard, DrawDiscard, DrawStock, JokerTo, LayOff, Meld, SwapJoker
+from cardgames.engine.contract_rummy.commands import (
+    Dig,
+    Discard,
+    DrawDiscard,
+    DrawStock,
+    JokerTo,
+    LayOff,
+    Meld,
+    SwapJoker,
+)
 from cardgames.engine.contract_rummy.deal import fold, shuffle, turn_start, went_out
 from cardgames.engine.contract_rummy.events import (
     CardLaidOff,

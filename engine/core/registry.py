@@ -103,7 +103,7 @@ def get_game(name: str) -> GameRules:
     missing = [attribute for attribute in PROTOCOL_NAMES if attribute not in dir(game)]
     if missing:
         raise RegistrationError(f"the game {name!r} ({target}) lacks {', '.join(missing)} (engine/core/protocol.py)")
-    if game.NAME != name:
+    if name != game.NAME:
         raise RegistrationError(f"the game registered as {name!r} ({target}) is named {game.NAME!r}")
     return cast(GameRules, game)
 

@@ -22,9 +22,9 @@ from collections.abc import Hashable
 
 import msgspec
 
-from cardgames.engine.core.dealing import deal
 from cardgames.engine.core.cards import STANDARD_PACK
 from cardgames.engine.core.chance import Chance
+from cardgames.engine.core.dealing import deal
 from cardgames.engine.seep.cards import PLAYS_PER_DEAL, VALUE, card_points
 from cardgames.engine.seep.config import Config
 from cardgames.engine.seep.heuristic import sweep_values

@@ -13,14 +13,14 @@ from collections.abc import Sequence
 from typing import Any
 
 import msgspec
-from cardgames import wire
-from cardgames.v1 import game_service_pb2 as pb
 
+from cardgames import wire
 from cardgames.engine.core import chain
 from cardgames.engine.core.protocol import GameRules
 from cardgames.engine.core.registry import UnknownGame, get_game
 from cardgames.engine.core.time_control import TimeControlError, parse_time_control
 from cardgames.service.audit.logfile import AuditLog, entry
+from cardgames.v1 import game_service_pb2 as pb
 
 #: Events per GetLog call.
 PAGE = 2000

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import msgspec
-from cardgames import wire
 
+from cardgames import wire
 from cardgames.engine.core.events import ClockMarked
 from cardgames.engine.core.protocol import GameRules
 from cardgames.service.errors import Unservable

@@ -13,21 +13,21 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict
-from functools import lru_cache
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 from uuid import UUID
 
 import msgspec
 
 from cardgames.engine.core.echo import clip, echo
+from cardgames.engine.core.events import TokenReissued
 from cardgames.engine.core.protocol import GameRules
 from cardgames.engine.core.registry import UnknownGame, get_game
-from cardgames.engine.core.events import TokenReissued
 from cardgames.engine.core.seat_events import with_seat_events
 from cardgames.service import seat_store
-from cardgames.service.clock_marks import wall_ms
 from cardgames.service.audit.logfile import seat_values
+from cardgames.service.clock_marks import wall_ms
 from cardgames.service.errors import GameNotFoundError, InvalidRequest, NotNow, StoreUnavailable, UnknownGameError
 from cardgames.service.games.executor import StoreExecutor
 from cardgames.service.games.live import LiveGame

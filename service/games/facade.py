@@ -37,7 +37,6 @@ from cardgames.service.snapshots import SnapshotStore, every_from_env
 from cardgames.service.store import EventStore
 from cardgames.service.workers import Workers
 
-
 T = TypeVar("T")
 
 

@@ -8,14 +8,14 @@ from contextlib import aclosing
 from typing import Any
 
 import grpc
-from cardgames import wire
-from cardgames.v1 import tournament_pb2, tournament_pb2_grpc
 
+from cardgames import wire
 from cardgames.service.games import InvalidOptions, ServiceError
 from cardgames.service.grpc_errors import error_status, token_of, unary
 from cardgames.service.tournament.log import ClockOptions
 from cardgames.service.tournament.manager import TournamentInfo, Tournaments
 from cardgames.service.tournament.standings import Standings
+from cardgames.v1 import tournament_pb2, tournament_pb2_grpc
 
 
 def standings_message(table: Standings) -> tournament_pb2.Standings:

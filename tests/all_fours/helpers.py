@@ -7,6 +7,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import msgspec
+
 from cardgames.engine.all_fours import State
 from cardgames.engine.all_fours.commands import PLAYS
 from cardgames.engine.core.cards import STANDARD_PACK

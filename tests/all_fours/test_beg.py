@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from cardgames.engine.all_fours.events import PackExhausted
 from cardgames.engine.core.events import Shuffled
-
 from tests.all_fours.helpers import GAME, act, act_events, make_deck, rejection, snap, start, tags
 
 HEARTS_UP = make_deck({0: ["2S", "3S", "4S", "5S", "7S", "8S"], 3: ["2D", "3D", "4D", "5D", "7D", "8D"]}, "4H")

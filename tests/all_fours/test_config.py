@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from cardgames.engine.all_fours import make_config
 from cardgames.engine.core.protocol import OptionsError
 

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from cardgames.service.conformance import run_scenario
 
+from cardgames.service.conformance import run_scenario
 from tests.conftest import CONFORMANCE
 
 VECTORS = sorted((CONFORMANCE / "all-fours").glob("*.json"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from cardgames.engine.all_fours import State
 from cardgames.engine.all_fours.events import (
     CardsDealt,
@@ -16,7 +17,6 @@ from cardgames.engine.core.cards import STANDARD_PACK
 from cardgames.engine.core.chance import Chance, next_order
 from cardgames.engine.core.events import MatchSeeded, Shuffled
 from cardgames.engine.core.protocol import ScenarioError, Setup
-
 from tests.all_fours.helpers import GAME, SEED, act, events_of, make_deck, positions, rejection, snap, start
 
 # A pack in which no kick scores: the turn-up (position 24 for 4 players, 12 for 2) is a 9.

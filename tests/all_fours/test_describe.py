@@ -5,12 +5,12 @@ from __future__ import annotations
 import random
 
 import msgspec
+
 from cardgames.engine.all_fours.events import CardPlayed, HandScored, MatchWon, PointsScored, Stood
 from cardgames.engine.core.events import Shuffled
 from cardgames.engine.core.protocol import Setup
 from cardgames.engine.core.registry import get_game
 from cardgames.engine.core.replay import new_match
-
 from tests.all_fours.helpers import GAME, act, make_deck, random_match, start
 
 

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from cardgames.engine.all_fours import make_config
 from cardgames.engine.all_fours.cards import POWER
 from cardgames.engine.all_fours.config import Config
 from cardgames.engine.all_fours.state import Played
 from cardgames.engine.all_fours.tricks import legal_cards
 from cardgames.engine.core.cards import STANDARD_PACK
-from hypothesis import given
-from hypothesis import strategies as st
 
 
 def plain_legal_cards(hand: tuple[str, ...], trick: tuple[Played, ...], trump: str, config: Config) -> tuple[str, ...]:

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from cardgames.engine.all_fours import make_config
 from cardgames.engine.all_fours.state import Played
 from cardgames.engine.all_fours.tricks import legal_cards, trick_winner
 from cardgames.engine.core.commands import parse_command
 from cardgames.engine.core.protocol import Rejection
-
 from tests.all_fours.helpers import GAME, act, act_events, legal_plays, make_deck, play, rejection, snap, start, tags
 
 # Dealer 3, eldest 0, turn-up 4H: after a stand hearts are trump.

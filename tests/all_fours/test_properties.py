@@ -11,14 +11,14 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from cardgames.engine.all_fours import State
 from cardgames.engine.all_fours.events import MatchWon, PointsScored, TrickWon, TrumpFixed
 from cardgames.engine.core.cards import STANDARD_PACK
 from cardgames.engine.core.protocol import Rejection
 from cardgames.engine.core.replay import fold
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from tests.all_fours.helpers import GAME, random_match
 
 ORDER = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]

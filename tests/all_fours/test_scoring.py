@@ -6,12 +6,12 @@ from typing import Any
 
 import msgspec
 import pytest
+
 from cardgames.engine.all_fours import make_config
 from cardgames.engine.all_fours.cards import COUNT, count_points
 from cardgames.engine.all_fours.events import HandScored, MatchWon, PointsScored
 from cardgames.engine.all_fours.scoring import score_hand
 from cardgames.engine.core.cards import STANDARD_PACK
-
 from tests.all_fours.helpers import GAME, act, make_deck, snap, start
 
 # Trump H, dealer 3. Seat -> cards held as trick play began.

@@ -6,8 +6,8 @@ import random
 from typing import Any
 
 import pytest
-from cardgames.engine.core.protocol import ScenarioError, Setup
 
+from cardgames.engine.core.protocol import ScenarioError, Setup
 from tests.all_fours.helpers import GAME, SEED, act, make_deck, play, random_match, snap, start
 
 KEYS = {

@@ -7,13 +7,13 @@ from typing import Any
 
 import msgspec
 import pytest
+
 from cardgames.engine.all_fours import State
 from cardgames.engine.all_fours.events import CardsDealt, CardsDelivered, DealerChosen, TrumpFixed
 from cardgames.engine.all_fours.view import hand_hidden
 from cardgames.engine.core.cards import STANDARD_CARDS
 from cardgames.engine.core.events import MatchSeeded, Shuffled
 from cardgames.engine.core.protocol import HIDDEN, PUBLIC
-
 from tests.all_fours.helpers import GAME, act, make_deck, play, random_match, start
 
 HANDS = {

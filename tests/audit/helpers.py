@@ -9,6 +9,7 @@ from functools import cache
 from typing import Any
 
 import msgspec
+
 from cardgames.engine.core import chain
 from cardgames.engine.core.registry import get_game
 from cardgames.service.audit.export import from_result

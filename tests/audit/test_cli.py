@@ -11,11 +11,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+
 from cardgames.service.audit.export import from_result
 from cardgames.service.audit.logfile import to_bytes
 from cardgames.service.server import start
 from cardgames.service.store import EventStore
-
 from tests.audit.helpers import GAMES, commit_and_reveal, fresh, play_to_end, played_log, rechain
 
 REPO = Path(__file__).resolve().parents[2]

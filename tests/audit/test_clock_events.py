@@ -11,6 +11,7 @@ from typing import Any
 
 import msgspec
 import pytest
+
 from cardgames.engine.core.events import AUTO_MOVE, FORFEIT, ClockCharged
 from cardgames.engine.core.seat_events import timeout_events
 from cardgames.service.audit.export import from_result
@@ -18,7 +19,6 @@ from cardgames.service.audit.logfile import AuditLog
 from cardgames.service.audit.verify import Failure, verify
 from cardgames.service.games import Games
 from cardgames.service.store import EventStore
-
 from tests.audit.helpers import GAMES, commands, index_of, rechain
 
 

@@ -10,6 +10,8 @@ from uuid import UUID
 
 import grpc
 import pytest
+from grpc_status import rpc_status
+
 from cardgames.engine.core import fairness
 from cardgames.engine.core.events import MatchSeeded
 from cardgames.engine.core.registry import get_game
@@ -20,8 +22,6 @@ from cardgames.service.server import start
 from cardgames.service.store import EventStore
 from cardgames.v1 import game_service_pb2 as pb
 from cardgames.v1 import game_service_pb2_grpc
-from grpc_status import rpc_status
-
 from tests.audit.helpers import play_to_end
 
 GAME = "all_fours"

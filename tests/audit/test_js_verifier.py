@@ -15,10 +15,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+
 from cardgames.engine.core import fairness
 from cardgames.service.audit.logfile import AuditLog, to_bytes
 from cardgames.service.audit.verify import Failure, verify
-
 from tests.audit.helpers import GAMES, fresh, index_of, played_log, rechain
 
 REPO = Path(__file__).resolve().parents[2]

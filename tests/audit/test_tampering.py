@@ -13,13 +13,13 @@ from typing import Any
 
 import msgspec
 import pytest
+
 from cardgames.engine.core import fairness
 from cardgames.engine.core.cards import STANDARD_PACK
 from cardgames.engine.core.commands import parse_command
 from cardgames.engine.core.replay import fold
 from cardgames.service.audit.logfile import AuditLog, LogFormatError
 from cardgames.service.audit.verify import Failure, Summary, verify
-
 from tests.audit.helpers import GAMES, commands, fresh, index_of, played_log, players, rechain, renumber, rules
 
 SCORE_KEYS = ("scores", "totals", "game_totals")

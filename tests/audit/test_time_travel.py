@@ -13,6 +13,7 @@ from uuid import UUID
 import grpc
 import msgspec
 import pytest
+
 from cardgames.engine.core.registry import get_game
 from cardgames.engine.core.replay import fold
 from cardgames.service.games import Games, InvalidRequest
@@ -20,7 +21,6 @@ from cardgames.service.server import start
 from cardgames.service.store import EventStore
 from cardgames.v1 import game_service_pb2 as pb
 from cardgames.v1 import game_service_pb2_grpc
-
 from tests.audit.helpers import GAMES, play_to_end
 
 

@@ -8,13 +8,13 @@ from typing import Any
 
 import msgspec
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
 from cardgames.engine.core import chain, fairness
 from cardgames.engine.core.canonical import canonical
 from cardgames.engine.core.registry import get_game
 from cardgames.service.audit.logfile import LogBuilder, to_bytes
-from hypothesis import given
-from hypothesis import strategies as st
-
 from tests.audit.helpers import GAMES, played_log
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "log-format.md"

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import msgspec
+
 from cardgames.engine.core.cards import is_card_or_joker
 from cardgames.engine.core.protocol import Setup
 from cardgames.engine.core.registry import get_game

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+
 from cardgames.engine.bots import KINDS, get_policy
 from cardgames.engine.bots.arena import compare, match_seed, run_arena, seatings
 from cardgames.engine.bots.stats import binomial_p_value, binomial_test, wilson_interval
-
 from tests.bots.test_policies import GAMES
 
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 import random
 
 import pytest
+
 from cardgames.engine.bots import get_policy
 from cardgames.engine.bots.policy import bot_rules
 from cardgames.engine.core.registry import get_game
-
 from tests.bots.games import HIDDEN
 from tests.bots.helpers import positions
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import random
 
 import pytest
+
 from cardgames.engine.bots import KINDS, get_policy
 from cardgames.engine.bots.policy import BotsUnavailable, bot_rules
 from cardgames.engine.core.registry import available_games, get_game
-
 from tests.bots.helpers import positions
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
+
 from cardgames.clients import GameClient, Retry
 from cardgames.service.server import Running
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import grpc
 import pytest
+
 from cardgames.clients import (
     AuthError,
     CardgamesError,
@@ -27,7 +28,6 @@ from cardgames.clients.errors import from_rpc_error
 from cardgames.service.guards import Limits, limited_status
 from cardgames.service.server import Running, start
 from cardgames.service.store import EventStore
-
 from tests.clients.conftest import FAST, GAME, SEED
 
 NO_SUCH_GAME = "00000000-0000-0000-0000-000000000000"

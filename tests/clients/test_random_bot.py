@@ -8,11 +8,11 @@ from collections.abc import Mapping
 from typing import Any
 
 import pytest
+
 from cardgames.clients import Accepted, CommandRejected, GameClient, LegalCommands, Update, View
 from cardgames.clients.bots import RandomBot
 from cardgames.clients.sync import SyncGameClient
 from cardgames.service.server import Running
-
 from tests.clients.conftest import GAME, SEED
 
 

@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
+
 from cardgames.clients import AuthError, CommandRejected, GameClient, InvalidRequest, Retry, TimeControl
 from cardgames.service.server import Running
 
@@ -65,6 +66,7 @@ async def test_bad_time_controls_and_an_abort(client: GameClient) -> None:
 
 async def test_the_bot_protocol_carries_the_games_clock(server: Running, client: GameClient) -> None:
     import grpc
+
     from cardgames.v1 import bots_pb2, bots_pb2_grpc
 
     created = await client.create_game("all_fours", players=2, time_control=TimeControl(move_ms=20_000))

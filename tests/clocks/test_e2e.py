@@ -16,13 +16,13 @@ from typing import Any
 
 import grpc
 import pytest
+
 from cardgames import wire
 from cardgames.service.audit.export import from_responses
 from cardgames.service.audit.verify import verify
 from cardgames.service.spawn import ServerProcess, spawn_server
 from cardgames.v1 import game_service_pb2 as pb
 from cardgames.v1 import game_service_pb2_grpc
-
 from tests.audit.helpers import GAMES
 from tests.service.pg import fresh_database
 

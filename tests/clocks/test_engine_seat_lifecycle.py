@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from cardgames.engine.core.events import (
     ABORT,
     BOT_PLAYS,

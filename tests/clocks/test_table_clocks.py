@@ -16,6 +16,7 @@ from typing import Any
 
 import msgspec
 import pytest
+
 from cardgames.engine.core.events import ClockMarked, SeatHandedOver, SeatTimedOut, TokenReissued
 from cardgames.service import seat_lifecycle
 from cardgames.service.audit.export import from_result
@@ -24,7 +25,6 @@ from cardgames.service.audit.verify import Failure, verify
 from cardgames.service.games import DeadlinePassed, Games, InvalidRequest, NotNow, Rejected, WrongToken
 from cardgames.service.store import EventStore
 from cardgames.service.table_clocks import TableClocks
-
 from tests.audit.helpers import GAMES
 
 START = 1_700_000_000_000

@@ -11,7 +11,6 @@ from cardgames.engine.contract_rummy.commands import Dig, LayOff, Meld
 from cardgames.engine.contract_rummy.melds import JOKER_PREFIX, face_at, hand_code
 from cardgames.engine.core.cards import JOKER, RANKS, SUITS
 from cardgames.engine.core.protocol import Rejection
-
 from tests.contract_rummy.helpers import game
 
 #: Where a lay-off goes on a run: as the rules choose (None), or at one end.

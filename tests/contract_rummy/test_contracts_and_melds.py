@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from cardgames.engine.contract_rummy.melds import make_meld
 
+from cardgames.engine.contract_rummy.melds import make_meld
 from tests.contract_rummy.helpers import act, position, refused
 
 OTHERS: list[list[str]] = [[], [], []]

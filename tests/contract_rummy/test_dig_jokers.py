@@ -12,7 +12,6 @@ from typing import Any
 from cardgames.engine.contract_rummy.commands import Dig, LayOff, Meld
 from cardgames.engine.contract_rummy.events import PlayerWentOut
 from cardgames.engine.core.protocol import Rejection
-
 from tests.contract_rummy.helpers import game, position
 
 RUN_5_7H = {"owner": 1, "kind": "run", "cards": ["5H", "6H", "7H"]}

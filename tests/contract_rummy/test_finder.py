@@ -8,15 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
 from cardgames.engine.contract_rummy.commands import Dig, Meld
 from cardgames.engine.contract_rummy.config import CONTRACTS
 from cardgames.engine.contract_rummy.finder import Shape, find_layout, three_runs_cover
 from cardgames.engine.contract_rummy.melds import face_at
 from cardgames.engine.core.cards import RANKS, SUITS
 from cardgames.engine.core.protocol import Rejection
-from hypothesis import HealthCheck, example, given, settings
-from hypothesis import strategies as st
-
 from tests.contract_rummy.brute import every_meld, some_contract, some_dig
 from tests.contract_rummy.helpers import game, position
 

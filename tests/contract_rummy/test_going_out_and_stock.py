@@ -8,7 +8,6 @@ from cardgames.engine.contract_rummy.commands import LayOff, Meld
 from cardgames.engine.contract_rummy.events import DealBlocked, DealScored, GameEnded, PlayerWentOut, StockRefilled
 from cardgames.engine.contract_rummy.melds import penalty
 from cardgames.engine.core.events import Shuffled
-
 from tests.contract_rummy.helpers import act, game, position, refused
 
 RUN_TABLE = [{"owner": 0, "kind": "run", "cards": ["10D", "JD", "QD"]},

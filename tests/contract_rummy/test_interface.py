@@ -10,13 +10,13 @@ from typing import Any
 
 import msgspec
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from cardgames.engine.contract_rummy.events import CardsDealt, StockDrawn
 from cardgames.engine.core.events import MatchSeeded, Shuffled
 from cardgames.engine.core.protocol import HIDDEN, PUBLIC, Malformed, ScenarioError, Setup
 from cardgames.service.conformance import run_scenario
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from tests.conftest import CONFORMANCE
 from tests.contract_rummy.helpers import act, config, game, new, position, refused
 

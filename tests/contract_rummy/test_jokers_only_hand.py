@@ -11,7 +11,6 @@ from typing import Any
 from cardgames.engine.contract_rummy.commands import Discard
 from cardgames.engine.contract_rummy.events import Discarded
 from cardgames.engine.core.protocol import Rejection
-
 from tests.contract_rummy.helpers import game, position
 
 SETS = [{"owner": 0, "kind": "set", "cards": ["KS", "KH", "KD"]},

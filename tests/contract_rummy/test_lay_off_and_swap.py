@@ -6,7 +6,6 @@ import copy
 from typing import Any
 
 from cardgames.engine.contract_rummy.commands import JokerTo, LayOff, SwapJoker
-
 from tests.contract_rummy.helpers import act, game, position, refused
 
 TABLE = [

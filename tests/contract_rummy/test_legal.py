@@ -7,13 +7,13 @@ import copy
 import random
 from typing import Any
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from cardgames.engine.contract_rummy.commands import Discard, DrawDiscard, DrawStock, JokerTo, LayOff, SwapJoker
 from cardgames.engine.contract_rummy.melds import JOKER_PREFIX, face
 from cardgames.engine.core.cards import RANKS, SUITS
 from cardgames.engine.core.protocol import Rejection
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from tests.contract_rummy import brute
 from tests.contract_rummy.helpers import game, new
 from tests.contract_rummy.test_properties import choose

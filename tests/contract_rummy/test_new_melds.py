@@ -7,10 +7,10 @@ from itertools import combinations
 from typing import Any
 
 import pytest
+
 from cardgames.engine.contract_rummy.commands import Meld
 from cardgames.engine.contract_rummy.melds import JOKER_PREFIX
 from cardgames.engine.core.cards import SUITS
-
 from tests.contract_rummy.brute import accepted, every_meld
 from tests.contract_rummy.helpers import game, position
 

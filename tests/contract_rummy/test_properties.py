@@ -12,6 +12,9 @@ from collections import Counter
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from cardgames.engine.contract_rummy.commands import Dig, DrawDiscard, DrawStock, LayOff, Meld, SwapJoker
 from cardgames.engine.contract_rummy.events import (
     CardLaidOff,
@@ -22,9 +25,6 @@ from cardgames.engine.contract_rummy.events import (
 )
 from cardgames.engine.contract_rummy.melds import penalty
 from cardgames.engine.core.protocol import Rejection
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from tests.contract_rummy.helpers import conserved, game, melds_valid, new
 
 PLACING = (ContractMelded, MeldsAdded, CardLaidOff, JokerSwapped)

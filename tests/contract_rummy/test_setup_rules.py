@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import pytest
+
 from cardgames.engine.contract_rummy.config import CONTRACTS, deck_for
 from cardgames.engine.contract_rummy.events import CardsDealt, DealerCardDrawn, DealerChosen, DealStarted, UpcardTurned
 from cardgames.engine.contract_rummy.melds import make_meld, penalty
 from cardgames.engine.core.cards import pack
 from cardgames.engine.core.chance import canonical_order
 from cardgames.engine.core.protocol import OptionsError, ScenarioError
-
 from tests.contract_rummy.helpers import act, config, game, new, position
 
 

@@ -6,10 +6,10 @@ from collections import Counter
 from typing import Any
 
 import pytest
+
 from cardgames.engine.contract_rummy.commands import Dig, DrawDiscard, Meld
 from cardgames.engine.contract_rummy.events import DiscardDrawn, DiscardDug, PlayerWentOut, StockDrawn
 from cardgames.engine.contract_rummy.melds import make_meld
-
 from tests.contract_rummy.helpers import act, game, position, refused
 
 TABLE = [

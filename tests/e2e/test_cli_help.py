@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from cardgames.service.cli import app
 from typer.testing import CliRunner
+
+from cardgames.service.cli import app
 
 COMMANDS = sorted(info.name or "" for info in app.registered_commands)
 

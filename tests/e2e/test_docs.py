@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cardgames.clients import CommandRejected, GameClient
 
+from cardgames.clients import CommandRejected, GameClient
 from tests.e2e.server_process import REPO, ServerProcess
 
 DOCS = REPO / "docs"

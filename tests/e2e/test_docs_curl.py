@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
 from cardgames.service.spawn import spawn_server
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"

@@ -10,9 +10,9 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from cardgames.service.cli import app
 from typer.testing import CliRunner
 
+from cardgames.service.cli import app
 from tests.e2e.server_process import REPO, cardgames_command
 
 

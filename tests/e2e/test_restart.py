@@ -17,7 +17,6 @@ from typing import Any
 
 from cardgames.clients import Accepted, GameClient, LogEvent, Retry, Update
 from cardgames.clients.bots import RandomBot
-
 from tests.e2e.server_process import ServerProcess
 
 GAME = "all_fours"

@@ -10,7 +10,6 @@ from typing import Any
 
 from cardgames.engine.core.protocol import Rejection, Viewer
 from cardgames.engine.core.registry import get_game
-
 from tests.infosets.batteries import all_fours as all_fours_battery
 from tests.infosets.batteries import battery
 from tests.infosets.worlds import (

@@ -36,10 +36,10 @@ from __future__ import annotations
 import os
 import random
 
-import cardgames.engine.all_fours as all_fours
 import pytest
-from cardgames.engine.core.protocol import Rejection
 
+import cardgames.engine.all_fours as all_fours
+from cardgames.engine.core.protocol import Rejection
 from tests.infosets.check import baseline, check, viewers
 from tests.infosets.old_rules import old_decide
 from tests.infosets.worlds import (

@@ -31,9 +31,13 @@ import random
 from collections.abc import AsyncIterator
 from typing import Any
 
-import cardgames.engine.all_fours as all_fours
 import grpc
 import pytest
+from google.protobuf.json_format import MessageToDict
+from google.protobuf.message import Message
+from grpc_status import rpc_status
+
+import cardgames.engine.all_fours as all_fours
 from cardgames import wire
 from cardgames.engine.core.commands import to_dict
 from cardgames.engine.core.protocol import PUBLIC, Rejection, Viewer
@@ -41,10 +45,6 @@ from cardgames.service.grpc_api import TOKEN_METADATA
 from cardgames.service.server import start
 from cardgames.service.store import EventStore
 from cardgames.v1 import common_pb2, game_service_pb2, game_service_pb2_grpc
-from google.protobuf.json_format import MessageToDict
-from google.protobuf.message import Message
-from grpc_status import rpc_status
-
 from tests.infosets.batteries import battery
 from tests.infosets.check import redeal_world, viewers
 from tests.infosets.old_rules import old_decide

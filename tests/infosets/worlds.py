@@ -43,6 +43,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from msgspec.structs import replace
+
 from cardgames.engine.all_fours import config as all_fours_config
 from cardgames.engine.all_fours.cards import side_of
 from cardgames.engine.bots.policy import bot_rules
@@ -55,8 +57,6 @@ from cardgames.engine.core.replay import new_match
 from cardgames.engine.seep import config as seep_config
 from cardgames.engine.seep.cards import VALUE as SEEP_VALUE
 from cardgames.service.games import shown
-from msgspec.structs import replace
-
 from tests.bots.helpers import cards_in
 
 GAMES = ("all_fours", "seep", "contract_rummy")

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final, TypeAlias
 
 import msgspec
+
 from cardgames.engine.core.cards import STANDARD_PACK, is_card, rank_number
 from cardgames.engine.core.chance import Chance, ShuffleUnavailable
 from cardgames.engine.core.events import (

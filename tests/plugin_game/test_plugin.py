@@ -20,6 +20,7 @@ from typing import Any
 
 import grpc
 import pytest
+
 from cardgames.clients.client import GameClient
 from cardgames.clients.errors import CommandRejected, InvalidRequest
 from cardgames.clients.remote_bot import play_tournament
@@ -28,7 +29,6 @@ from cardgames.engine.core.registry import GAMES_VARIABLE, RegistrationError, ge
 from cardgames.service.conformance import run_paths
 from cardgames.service.server import Running
 from cardgames.v1 import tournament_pb2, tournament_pb2_grpc
-
 from tests.e2e.server_process import REPO, cardgames_command
 
 GAME = "high_card"

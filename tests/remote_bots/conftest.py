@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 
 import grpc
 import pytest
+
 from cardgames.service.server import Running, start
 from cardgames.service.store import EventStore
 

@@ -12,6 +12,7 @@ import random
 from typing import Any
 
 import grpc
+
 from cardgames import wire
 from cardgames.clients.remote_bot import error_reason, play_seat
 from cardgames.engine.core.events import SeatTimedOut

@@ -12,6 +12,7 @@ from typing import Any
 
 import grpc
 import pytest
+
 from cardgames.clients.bridge import LineProgram, ProgramExited
 from cardgames.clients.remote_bot import play_seat
 from cardgames.engine.core.events import SeatTimedOut

@@ -6,6 +6,7 @@ import asyncio
 from typing import Any, cast
 
 import pytest
+
 from cardgames.engine.core.events import AUTO_MOVE, FORFEIT, ClockCharged, SeatTimedOut
 from cardgames.service.clocks import ClockKeeper, DeadlinePassed
 from cardgames.service.games import Games

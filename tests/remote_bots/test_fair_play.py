@@ -27,6 +27,7 @@ from typing import Any
 
 import grpc
 import pytest
+
 from cardgames import wire
 from cardgames.clients.remote_bot import error_reason, play_seat
 from cardgames.service.server import Running

@@ -15,6 +15,9 @@ from typing import Any
 import grpc
 import msgspec
 import pytest
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+
 from cardgames import wire
 from cardgames.clients.bots.random_bot import RandomBot
 from cardgames.clients.client import GameClient
@@ -24,8 +27,6 @@ from cardgames.service.games import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, Games, Rej
 from cardgames.service.games import paging as paging_module
 from cardgames.service.server import Running
 from cardgames.v1 import bots_pb2, bots_pb2_grpc, game_service_pb2, game_service_pb2_grpc
-from google.rpc import error_details_pb2
-from grpc_status import rpc_status
 
 pb = game_service_pb2
 SEED = "b7" * 32

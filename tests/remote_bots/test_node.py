@@ -14,6 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
 from cardgames.service.server import Running
 
 NODE_DIR = Path(__file__).resolve().parents[2] / "clients" / "node"

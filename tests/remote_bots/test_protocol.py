@@ -7,6 +7,7 @@ import random
 from typing import Any
 
 import grpc
+
 from cardgames.clients.remote_bot import play_seat, play_tournament
 from cardgames.service.server import Running
 from cardgames.service.tournament.log import ClockOptions

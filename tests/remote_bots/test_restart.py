@@ -11,6 +11,7 @@ from typing import Any
 
 import grpc
 import pytest
+
 from cardgames.clients.remote_bot import play_tournament
 from cardgames.service.server import start
 from cardgames.service.store import EventStore

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
+
 from cardgames.engine.core.events import AUTO_MOVE, FORFEIT, ClockCharged, SeatTimedOut
 from cardgames.engine.core.protocol import Rejection, RejectionCode, Setup
 from cardgames.engine.core.registry import get_game

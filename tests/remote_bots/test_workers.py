@@ -24,6 +24,9 @@ from uuid import UUID
 import grpc
 import msgspec
 import pytest
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+
 from cardgames import wire
 from cardgames.engine.bots import ISMCTSPolicy, get_policy
 from cardgames.engine.core.events import AUTO_MOVE, SeatTimedOut
@@ -37,8 +40,6 @@ from cardgames.service.store import EventStore
 from cardgames.service.tournament.log import ClockOptions
 from cardgames.service.workers import Workers
 from cardgames.v1 import bots_pb2, bots_pb2_grpc, game_service_pb2, game_service_pb2_grpc
-from google.rpc import error_details_pb2
-from grpc_status import rpc_status
 
 pb = game_service_pb2
 B7 = {"throw_when_capture_available": True}

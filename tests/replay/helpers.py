@@ -13,7 +13,6 @@ from typing import Any
 from cardgames.service.audit.logfile import to_bytes
 from cardgames.service.replay.layout import is_card_code
 from cardgames.service.replay.steps import Replay
-
 from tests.audit.helpers import GAMES, played_log
 
 __all__ = ["GAMES", "card_codes", "hidden_from", "log_bytes", "page_data", "replay_of", "visible_codes"]

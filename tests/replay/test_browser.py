@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from cardgames.service.replay import page
 
+from cardgames.service.replay import page
 from tests.replay.browser import browse, png_facts, screenshot
 from tests.replay.helpers import GAMES, replay_of
 

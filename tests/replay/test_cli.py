@@ -13,10 +13,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from cardgames.service.audit.logfile import read_log, to_bytes
-from cardgames.service.cli import app
 from typer.testing import CliRunner
 
+from cardgames.service.audit.logfile import read_log, to_bytes
+from cardgames.service.cli import app
 from tests.audit.test_cli import REPO, cardgames, run
 from tests.replay.helpers import page_data, replay_of, write_log
 

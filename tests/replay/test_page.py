@@ -6,13 +6,13 @@ import re
 
 import msgspec
 import pytest
+
 from cardgames.engine.core.events import FORFEIT
 from cardgames.engine.core.protocol import PUBLIC
 from cardgames.service.audit.logfile import read_log, to_bytes
 from cardgames.service.replay import page
 from cardgames.service.replay.layout import card_text, is_card_code, layout
 from cardgames.service.replay.steps import Replay, ReplayError
-
 from tests.replay.helpers import (
     CARD_IN_TEXT,
     GAMES,

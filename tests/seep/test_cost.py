@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import random
 
-from cardgames.engine import seep
-from cardgames.engine.core.protocol import Rejection
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from cardgames.engine import seep
+from cardgames.engine.core.protocol import Rejection
 from tests.seep.helpers import new_match, playout_states
 
 

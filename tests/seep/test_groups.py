@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 
 import pytest
+
 from cardgames.engine.core.cards import STANDARD_PACK
 from cardgames.engine.seep.cards import VALUE
 from cardgames.engine.seep.groups import MAX_SUM, AnswerTable, Floor, Tally, sets_by_sum

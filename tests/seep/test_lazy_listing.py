@@ -15,6 +15,9 @@ from typing import Any
 
 import msgspec
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from cardgames.engine import seep
 from cardgames.engine.bots.ismcts import MOVES_AT_MOST, ISMCTSPolicy
 from cardgames.engine.core.cards import STANDARD_PACK
@@ -25,9 +28,6 @@ from cardgames.engine.seep.groups import EAGER_GROUPS, Floor
 from cardgames.engine.seep.heuristic import SCORED_AT_MOST, heuristic_policy
 from cardgames.engine.seep.legal import LAST_LISTING
 from cardgames.engine.seep.state import State
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from tests.seep.helpers import table
 from tests.seep.test_legal import OPTION_VALUES, options_strategy
 

@@ -16,15 +16,15 @@ from collections.abc import Iterator
 from typing import Any
 
 import msgspec
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from cardgames.engine import seep
 from cardgames.engine.core.cards import STANDARD_PACK
 from cardgames.engine.core.protocol import Rejection
 from cardgames.engine.seep.cards import VALUE
 from cardgames.engine.seep.legal import LAST_LISTING
 from cardgames.engine.seep.state import State
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from tests.seep.helpers import canonical, playout_states, table
 
 OPTION_VALUES: dict[str, list[Any]] = {

@@ -6,13 +6,13 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from cardgames.engine import seep
 from cardgames.engine.core.protocol import Rejection, Setup
 from cardgames.engine.seep.cards import BASE_POINTS
 from cardgames.engine.seep.events import Captured, DealScored, LeftoverAwarded, SweepScored
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from tests.seep.helpers import GAME, SEED, floor_problems, new_match
 
 SCORING_OPTIONS: dict[str, Any] = {

@@ -14,13 +14,13 @@ import random
 from collections import Counter
 from functools import cache
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from cardgames.engine import seep
 from cardgames.engine.core.cards import STANDARD_PACK
 from cardgames.engine.seep.cards import VALUE
 from cardgames.engine.seep.groups import reachable_sums
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from tests.seep.helpers import playout_states, table
 
 

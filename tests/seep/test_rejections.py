@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from cardgames.engine import seep
 from cardgames.engine.core.commands import parse_command
 from cardgames.engine.core.protocol import Rejection
 from cardgames.engine.seep.state import State
-
 from tests.seep.helpers import GAME, new_match, position, refuse, table
 
 

@@ -6,6 +6,7 @@ from collections import Counter
 
 import msgspec
 import pytest
+
 from cardgames.engine import seep
 from cardgames.engine.core.cards import STANDARD_PACK
 from cardgames.engine.core.events import Shuffled
@@ -26,7 +27,6 @@ from cardgames.engine.seep.events import (
 )
 from cardgames.engine.seep.state import House, State
 from cardgames.engine.seep.turn import house_of
-
 from tests.seep.helpers import SEED, act, config, deck, events_of, new_match, position, refuse, table
 
 

@@ -7,14 +7,14 @@ import random
 import re
 
 import msgspec
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from cardgames.engine import seep
 from cardgames.engine.core.events import MatchSeeded, Shuffled
 from cardgames.engine.core.protocol import HIDDEN, PUBLIC, Rejection, Setup
 from cardgames.engine.seep.events import CardsDealt, FloorDealt, Redealt
 from cardgames.engine.seep.state import State
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from tests.seep.helpers import SEED, act, config, deck, new_match, playout_states, table
 
 CARD = re.compile(r"\b(?:10|[2-9AJQK])[SHDC]\b")

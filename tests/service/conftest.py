@@ -7,10 +7,10 @@ from typing import Any
 
 import grpc
 import pytest
+
 from cardgames.service.server import Running
 from cardgames.service.store import EventStore
 from cardgames.v1 import game_service_pb2_grpc
-
 from tests.service.pg import fresh_database
 
 

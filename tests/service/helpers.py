@@ -6,6 +6,7 @@ from typing import Any
 
 import msgspec
 import pytest
+
 from cardgames.engine.core.cards import is_card_or_joker
 from cardgames.engine.core.registry import GAME_MODULES, get_game
 from cardgames.engine.core.seat_events import Seated

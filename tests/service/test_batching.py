@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import Any
 from uuid import uuid4
 
+from eventsourcing.persistence import IntegrityError, StoredEvent
+
 from cardgames.service import batching
 from cardgames.service.batching import GroupCommit, group_commit
 from cardgames.service.store import EventStore
-from eventsourcing.persistence import IntegrityError, StoredEvent
 
 
 class Recorder:

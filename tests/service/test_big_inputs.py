@@ -13,12 +13,13 @@ from typing import Any
 
 import grpc
 import pytest
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+
 from cardgames import wire
 from cardgames.service.grpc_api import TOKEN_METADATA
 from cardgames.service.server import Running
 from cardgames.v1 import common_pb2, game_service_pb2
-from google.rpc import error_details_pb2
-from grpc_status import rpc_status
 
 pb = game_service_pb2
 #: Just under gRPC's default 4 MiB receive limit, with room for the rest of the request.

@@ -23,6 +23,9 @@ from uuid import UUID
 import grpc
 import msgspec
 import pytest
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+
 from cardgames import wire
 from cardgames.engine.all_fours import config as all_fours_config
 from cardgames.engine.contract_rummy import config as rummy_config
@@ -35,8 +38,6 @@ from cardgames.engine.seep import config as seep_config
 from cardgames.service.grpc_api import TOKEN_METADATA
 from cardgames.service.server import Running
 from cardgames.v1 import game_service_pb2
-from google.rpc import error_details_pb2
-from grpc_status import rpc_status
 
 pb = game_service_pb2
 SEED = "b0" * 32

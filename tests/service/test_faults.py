@@ -18,14 +18,14 @@ from typing import Any
 
 import grpc
 import pytest
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+
 from cardgames.service.games import Games
 from cardgames.service.grpc_api import TOKEN_METADATA
 from cardgames.service.server import Running, start
 from cardgames.service.store import EventStore, environment_for_url
 from cardgames.v1 import game_service_pb2, game_service_pb2_grpc
-from google.rpc import error_details_pb2
-from grpc_status import rpc_status
-
 from tests.service.helpers import GAME, needs_game
 from tests.service.pg import admin_execute, fresh_database
 

@@ -11,7 +11,6 @@ from uuid import UUID
 from cardgames.service.feed import Feed
 from cardgames.service.games import Games
 from cardgames.service.store import EventStore
-
 from tests.service.helpers import GAME, needs_game
 from tests.service.test_games import play_one
 

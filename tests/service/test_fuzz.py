@@ -20,10 +20,6 @@ from typing import Any
 
 import grpc
 import pytest
-from cardgames.service.grpc_api import SERVICE_NAME, TOKEN_METADATA
-from cardgames.service.server import Running, start
-from cardgames.service.store import EventStore
-from cardgames.v1 import game_service_pb2, game_service_pb2_grpc
 from google.protobuf import message_factory
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.rpc import error_details_pb2
@@ -31,6 +27,10 @@ from grpc_status import rpc_status
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from cardgames.service.grpc_api import SERVICE_NAME, TOKEN_METADATA
+from cardgames.service.server import Running, start
+from cardgames.service.store import EventStore
+from cardgames.v1 import game_service_pb2, game_service_pb2_grpc
 from tests.service.helpers import GAME, needs_game
 
 pytestmark = needs_game

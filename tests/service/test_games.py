@@ -11,6 +11,7 @@ from uuid import UUID
 
 import msgspec
 import pytest
+
 from cardgames.engine.core.protocol import Malformed
 from cardgames.engine.core.registry import get_game
 from cardgames.service import games as games_module
@@ -27,7 +28,6 @@ from cardgames.service.games import (
 )
 from cardgames.service.games import live as live_module
 from cardgames.service.store import EventStore
-
 from tests.service.helpers import GAME, cards_in, hands, needs_game
 
 pytestmark = needs_game

@@ -10,18 +10,18 @@ from uuid import UUID
 
 import grpc
 import pytest
-from cardgames import wire
-from cardgames.engine.core.registry import GAME_MODULES
-from cardgames.service.grpc_api import TOKEN_METADATA
-from cardgames.service.server import Running, start
-from cardgames.service.store import EventStore
-from cardgames.v1 import common_pb2, game_service_pb2, game_service_pb2_grpc
 from google.protobuf.descriptor import FieldDescriptor
 from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from grpc_status import rpc_status
 
+from cardgames import wire
+from cardgames.engine.core.registry import GAME_MODULES
+from cardgames.service.grpc_api import TOKEN_METADATA
+from cardgames.service.server import Running, start
+from cardgames.service.store import EventStore
+from cardgames.v1 import common_pb2, game_service_pb2, game_service_pb2_grpc
 from tests.service.helpers import GAME, cards_in, hands, needs_game
 
 pytestmark = needs_game

@@ -17,17 +17,18 @@ from typing import Any, cast
 
 import grpc
 import pytest
+from connectrpc.code import Code
+from connectrpc.compat import google_protobuf_binary_codec, google_protobuf_json_codec
+from connectrpc.errors import ConnectError
+from connectrpc.protocol import ProtocolType
+from google.rpc import error_details_pb2
+
 from cardgames.service.grpc_api import TOKEN_METADATA
 from cardgames.service.guards import Limits
 from cardgames.service.http.server import start_http
 from cardgames.service.server import Running, start
 from cardgames.service.store import EventStore
 from cardgames.v1 import game_service_connect, game_service_pb2, game_service_pb2_grpc
-from connectrpc.code import Code
-from connectrpc.compat import google_protobuf_binary_codec, google_protobuf_json_codec
-from connectrpc.errors import ConnectError
-from connectrpc.protocol import ProtocolType
-from google.rpc import error_details_pb2
 
 pb = game_service_pb2
 SERVICE = "/cardgames.v1.GameService"

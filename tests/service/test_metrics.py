@@ -26,6 +26,11 @@ from uuid import uuid4
 
 import grpc
 import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+from prometheus_client.core import Metric
+from prometheus_client.parser import text_string_to_metric_families
+
 from cardgames.service.guards import Limits
 from cardgames.service.logs import JsonFormatter, configure
 from cardgames.service.metrics import Metrics
@@ -33,11 +38,6 @@ from cardgames.service.server import AddressError, CannotListen, Running, start
 from cardgames.service.spawn import ROOT, spawn_server
 from cardgames.service.store import EventStore, GameNotFound, StaleSequence
 from cardgames.v1 import game_service_pb2, game_service_pb2_grpc
-from grpc_health.v1 import health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
-from prometheus_client.core import Metric
-from prometheus_client.parser import text_string_to_metric_families
-
 from tests.service.helpers import GAME, needs_game
 from tests.service.test_grpc import SEED, auth, play_one, refused
 from tests.service.test_store import HEADER, START

@@ -17,13 +17,14 @@ from typing import Any
 
 import grpc
 import pytest
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+
 from cardgames.service.grpc_api import TOKEN_METADATA
 from cardgames.service.guards import MAX_BUCKETS, PUSHBACK, Limits, RateLimit, TokenBuckets, address_of
 from cardgames.service.server import Running, start
 from cardgames.service.store import EventStore
 from cardgames.v1 import game_service_pb2, game_service_pb2_grpc
-from google.rpc import error_details_pb2
-from grpc_status import rpc_status
 
 pb = game_service_pb2
 OWN = [("grpc.use_local_subchannel_pool", 1)]  # a connection of its own, as a separate client has

@@ -21,13 +21,14 @@ from typing import Any
 
 import grpc
 import pytest
-from cardgames.service.reflection import V1_SERVICE_NAME, V1ALPHA_SERVICE_NAME
-from cardgames.service.server import Running, start
-from cardgames.service.store import EventStore
 from google.protobuf import descriptor_pool, json_format, message_factory
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
+
+from cardgames.service.reflection import V1_SERVICE_NAME, V1ALPHA_SERVICE_NAME
+from cardgames.service.server import Running, start
+from cardgames.service.store import EventStore
 
 GAME_SERVICE = "cardgames.v1.GameService"
 TOKEN = "cardgames-token"

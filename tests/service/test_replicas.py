@@ -13,10 +13,10 @@ from typing import Any
 
 import grpc
 import pytest
+
 from cardgames.service.grpc_api import TOKEN_METADATA
 from cardgames.service.spawn import ServerProcess, spawn_server
 from cardgames.v1 import game_service_pb2, game_service_pb2_grpc
-
 from tests.service.helpers import GAME, needs_game
 from tests.service.pg import fresh_database
 

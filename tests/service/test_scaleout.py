@@ -12,13 +12,13 @@ from uuid import UUID
 
 import msgspec
 import pytest
+
 from cardgames.engine.core.registry import get_game
 from cardgames.engine.core.replay import fold
 from cardgames.engine.core.seat_events import with_seat_events
 from cardgames.service.games import Games, StaleSequenceError
 from cardgames.service.snapshots import SnapshotStore
 from cardgames.service.store import EventStore
-
 from tests.service.helpers import GAME, needs_game
 from tests.service.test_games import play_one
 
@@ -222,8 +222,9 @@ def test_group_commit_shares_transactions_and_isolates_a_conflict(tmp_path: Any)
     from concurrent.futures import ThreadPoolExecutor
     from uuid import uuid4
 
-    from cardgames.service.batching import GroupCommit, group_commit
     from eventsourcing.persistence import IntegrityError, StoredEvent
+
+    from cardgames.service.batching import GroupCommit, group_commit
 
     store = EventStore.from_url(f"sqlite://{tmp_path}/group.sqlite")
     batching = group_commit(store)

@@ -15,6 +15,9 @@ from uuid import UUID
 import grpc
 import msgspec
 import pytest
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+
 from cardgames import wire
 from cardgames.engine.core.protocol import PUBLIC
 from cardgames.engine.core.registry import get_game
@@ -24,9 +27,6 @@ from cardgames.service.server import Running, start
 from cardgames.service.spawn import spawn_server
 from cardgames.service.store import EventStore
 from cardgames.v1 import game_service_pb2, game_service_pb2_grpc
-from google.rpc import error_details_pb2
-from grpc_status import rpc_status
-
 from tests.service.helpers import GAME, needs_game
 
 pytestmark = needs_game

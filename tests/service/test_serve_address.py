@@ -16,6 +16,7 @@ from pathlib import Path
 
 import grpc
 import pytest
+
 from cardgames.service.spawn import ROOT, spawn_server
 from cardgames.v1 import game_service_pb2, game_service_pb2_grpc
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from uuid import uuid4
 
 import pytest
+
 from cardgames.engine.core.events import MatchSeeded, Shuffled, match_seeded
 from cardgames.service.store import EventStore, GameNotFound, Header, StaleSequence
 from cardgames.service.store_location import (

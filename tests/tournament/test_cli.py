@@ -14,11 +14,12 @@ from pathlib import Path
 from uuid import UUID
 
 import grpc
+from typer.testing import CliRunner
+
 from cardgames.clients.remote_bot import play_tournament
 from cardgames.service.cli import app
 from cardgames.service.store import EventStore
 from cardgames.service.tournament.log import TournamentLog
-from typer.testing import CliRunner
 
 SEED = "7a" * 32
 CLI = [sys.executable, "-c", "from cardgames.service.cli import main; main()"]

@@ -13,6 +13,7 @@ from typing import Any
 from uuid import UUID
 
 import pytest
+
 from cardgames.engine.core.registry import get_game
 from cardgames.service.games import Games
 from cardgames.service.store import EventStore

@@ -12,6 +12,7 @@ from typing import Any
 from uuid import UUID
 
 import pytest
+
 from cardgames.service.games import Games
 from cardgames.service.store import EventStore
 from cardgames.service.tournament.hub import Assignment

@@ -14,6 +14,7 @@ Sources of the expected numbers (each an LLR rounded to two decimals as publishe
 from __future__ import annotations
 
 import pytest
+
 from cardgames.service.tournament.sprt import bounds, elo_to_score, llr_bayeselo, llr_logistic, sprt
 
 # (wins, losses, draws, elo0, elo1, published LLR)
