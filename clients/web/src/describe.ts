@@ -1,0 +1,70 @@
+// Commands and events in words, with their cards drawn: the moves' buttons and the table's log.
+// Generic over the games: it reads the JSON form of the message (its oneof member's name, the
+// seat, the cards, the numbers), so a new game's commands and events read well without code here.
+
+import { cardFace, isCard } from "./cards";
+import { el, words } from "./dom";
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** Events that say nothing to a person at the table (the seed's commitment, the shuffles, clock ticks). */
+const QUIET = new Set(["matchSeeded", "shuffled", "clockCharged", "matchCreated"]);
+/** Fields not worth a word (configurations, and the seats already named). */
+const SKIP = new Set(["config", "seat", "play", "owners", "count", "placedBy"]);
+
+/** The single member of a oneof in JSON: ["cardPlayed", {...}]. */
+export function member(data: Json | undefined): [string, Json] | null {
+  if (!data || typeof data !== "object" || Array.isArray(data)) return null;
+  const entries = Object.entries(data);
+  return entries.length === 1 ? entries[0] : null;
+}
+
+function parts(value: Json, key: string, out: (Node | string)[], depth: number): void {
+  if (typeof value === "string") {
+    if (isCard(value)) out.push(cardFace(value, "mini"));
+    else if (value) out.push(`${words(key)} ${words(value.replace(/^[A-Z_]+?_(?=[A-Z]+$)/, ""))}`);
+  } else if (typeof value === "number" || typeof value === "boolean") {
+    if (value !== false) out.push(value === true ? words(key) : `${words(key)} ${value}`);
+  } else if (Array.isArray(value)) {
+    if (value.length === 0) return;
+    const group = el("span", { class: "group" });
+    const inner: (Node | string)[] = [];
+    for (const item of value) parts(item, key, inner, depth + 1);
+    group.append(...inner);
+    out.push(group);
+  } else if (value && depth < 4) {
+    for (const [name, item] of Object.entries(value)) {
+      if (!SKIP.has(name)) parts(item, name === "cards" ? key : name, out, depth + 1);
+    }
+  }
+}
+
+/** A command as a line: its kind in words, then its cards and numbers ("capture 8♦ [5♥ 3♠]"). */
+export function commandLine(command: Json): HTMLElement {
+  const game = member(command);
+  const inner = game ? member(game[1]) : null;
+  const line = el("span", { class: "line" });
+  if (!inner) return line;
+  const [kind, body] = inner;
+  line.append(el("b", {}, words(kind)));
+  const out: (Node | string)[] = [];
+  parts(body, kind, out, 0);
+  for (const part of out) line.append(" ", part);
+  return line;
+}
+
+/** An event as a line of the log, or null for the quiet ones. `seatName` names a seat ("You", "West"). */
+export function eventLine(event: Json, seatName: (seat: number) => string): HTMLElement | null {
+  const game = member(event);
+  const inner = game ? member(game[1]) : null;
+  if (!inner || QUIET.has(inner[0])) return null;
+  const [kind, body] = inner;
+  const line = el("span", { class: "line" });
+  const seat = body && typeof body === "object" && !Array.isArray(body) ? body.seat : undefined;
+  if (typeof seat === "number") line.append(el("b", {}, seatName(seat)), " ");
+  line.append(words(kind));
+  const out: (Node | string)[] = [];
+  parts(body, kind, out, 0);
+  for (const part of out) line.append(" ", part);
+  return line;
+}
