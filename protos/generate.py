@@ -1,8 +1,10 @@
 """Generate the Python code of the wire contract: ``python protos/generate.py``.
 
 Compiles every ``protos/cardgames/v1/*.proto`` with ``grpc_tools.protoc`` (``-I protos``)
-into ``*_pb2.py`` (messages), ``*_pb2_grpc.py`` (gRPC stubs and servicers) and the
-mypy stubs ``*_pb2.pyi`` / ``*_pb2_grpc.pyi`` (mypy-protobuf), next to the protos, so
+into ``*_pb2.py`` (messages), ``*_pb2_grpc.py`` (gRPC stubs and servicers), the
+mypy stubs ``*_pb2.pyi`` / ``*_pb2_grpc.pyi`` (mypy-protobuf) and, for the files with a
+service, ``*_connect.py`` (the Connect / gRPC-Web ASGI applications and clients of
+protoc-gen-connectrpc, on google.protobuf messages, asyncio only), next to the protos, so
 that ``import cardgames.v1.game_service_pb2`` works. The generated files are committed;
 ``tests/test_protos.py`` fails when they are stale. Run this after editing any proto.
 """
@@ -17,7 +19,9 @@ from grpc_tools import protoc  # type: ignore[import-untyped]
 
 PROTOS = Path(__file__).resolve().parent
 PACKAGE_DIR = PROTOS / "cardgames" / "v1"
-GENERATED_SUFFIXES = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py", "_pb2_grpc.pyi")
+GENERATED_SUFFIXES = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py", "_pb2_grpc.pyi", "_connect.py")
+#: protoc-gen-connectrpc's options: code for google.protobuf's messages, asyncio only (the service is grpc.aio).
+CONNECT_OPTIONS = "protobuf=google,io=async"
 
 
 def proto_files(root: Path = PROTOS) -> list[Path]:
@@ -26,10 +30,10 @@ def proto_files(root: Path = PROTOS) -> list[Path]:
 
 
 def _plugin(name: str) -> str:
-    """The path of a protoc plugin installed next to this interpreter (mypy-protobuf)."""
+    """The path of a protoc plugin installed next to this interpreter (mypy-protobuf, protoc-gen-connectrpc)."""
     local = Path(sys.executable).parent / name
     if not local.exists():
-        raise SystemExit(f"{name} is not installed: pip install -e '.[dev]' (mypy-protobuf)")
+        raise SystemExit(f"{name} is not installed: pip install -e '.[dev]' (mypy-protobuf, protoc-gen-connectrpc)")
     return str(local)
 
 
@@ -44,10 +48,13 @@ def generate(out_dir: Path, root: Path = PROTOS) -> list[Path]:
         f"-I{well_known}",
         f"--plugin=protoc-gen-mypy={_plugin('protoc-gen-mypy')}",
         f"--plugin=protoc-gen-mypy_grpc={_plugin('protoc-gen-mypy_grpc')}",
+        f"--plugin=protoc-gen-connectrpc={_plugin('protoc-gen-connectrpc')}",
         f"--python_out={out_dir}",
         f"--grpc_python_out={out_dir}",
         f"--mypy_out={out_dir}",
         f"--mypy_grpc_out={out_dir}",
+        f"--connectrpc_out={out_dir}",
+        f"--connectrpc_opt={CONNECT_OPTIONS}",
         *files,
     ]
     status = protoc.main(args)

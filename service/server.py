@@ -13,11 +13,11 @@ import contextlib
 import errno
 import signal
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import grpc
-from cardgames.v1 import game_service_pb2_grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from cardgames.engine.core.echo import echo
@@ -29,6 +29,10 @@ from cardgames.service.guards import Limits, MalformedRequests, RateLimit
 from cardgames.service.reflection import Health, enable_reflection
 from cardgames.service.store import EventStore
 from cardgames.service.workers import Workers
+from cardgames.v1 import game_service_pb2_grpc
+
+if TYPE_CHECKING:
+    from cardgames.service.http.server import HttpRunning
 
 DEFAULT_ADDRESS = "127.0.0.1:50051"
 #: Server options. gRPC sets SO_REUSEPORT on its listening sockets by default, so a second server
@@ -86,9 +90,13 @@ class Running:
     health: health.aio.HealthServicer
     #: BotService's clocks and TournamentService's tournaments (service/bots_server.py).
     bots: BotServices | None = None
+    #: The HTTP listener (Connect, gRPC-Web) over the same application layer, if one was started.
+    http: HttpRunning | None = None
 
     async def stop(self, grace: float | None = 1.0) -> None:
         await self.health.enter_graceful_shutdown()
+        if self.http is not None:
+            await self.http.stop()
         await self.server.stop(grace)
         if self.bots is not None:
             await self.bots.close()
@@ -153,9 +161,20 @@ async def serve(
     tls: tuple[bytes, bytes] | None = None,
     limits: Limits | None = None,
     workers: Workers | None = None,
+    http: str | None = None,
+    cors_origins: Sequence[str] = (),
 ) -> None:
-    """Serve until SIGINT or SIGTERM, then stop gracefully (the engine workers start at once)."""
+    """Serve until SIGINT or SIGTERM, then stop gracefully (the engine workers start at once). ``http``:
+    also serve Connect and gRPC-Web on that HOST:PORT (service/http/), ``cors_origins`` allowed there."""
     running = await start(address, store, tls=tls, limits=limits, workers=workers)
+    if http is not None:
+        from cardgames.service.http.server import start_http  # (it imports this module)
+
+        try:
+            running.http = await start_http(http, running, cors_origins=cors_origins, tls=tls)
+        except BaseException:
+            await running.stop()
+            raise
     await running.games.pool.start()
     host = address.rsplit(":", 1)[0]
     extras = [store.describe()]
@@ -168,6 +187,9 @@ async def serve(
     pool = running.games.pool
     extras.append(f"{pool.size} engine worker{'s' if pool.size != 1 else ''}, deadline {pool.deadline:g}s")
     announce(f"cardgames: serving GameService on {host}:{running.port} ({'; '.join(extras)})")
+    if running.http is not None:
+        web = f"{http.rsplit(':', 1)[0] if http else host}:{running.http.port}"
+        announce(f"cardgames: serving Connect and gRPC-Web on http{'s' if tls else ''}://{web}/")
     if running.bots is not None:
         resumed = await running.bots.tournaments.resume_all()
         if resumed:

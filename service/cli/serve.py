@@ -1,5 +1,7 @@
-"""``cardgames serve [--address HOST:PORT] [--store URL] [--tls-cert F --tls-key F] [--rate-limit N]``.
+"""``cardgames serve [--address HOST:PORT] [--http HOST:PORT|off] [--cors-origin ORIGIN] [--store URL] ...``.
 
+(... ``[--tls-cert F --tls-key F] [--rate-limit N]``.) Native gRPC on ``--address``; Connect and
+gRPC-Web (and the page at /) on ``--http`` (service/http/), in the same process over the same store.
 A malformed address or a port past 65535 exits with code 2, an address this process cannot
 listen on (a port another program or another server holds) with code 1: one line on stderr
 each, never a traceback and never a second listener on a held port (service/server.py).
@@ -14,6 +16,7 @@ from pathlib import Path
 import typer
 
 from cardgames.service.guards import Limits
+from cardgames.service.http.server import DEFAULT_HTTP_ADDRESS
 from cardgames.service.native import native_build
 from cardgames.service.server import DEFAULT_ADDRESS, AddressError, CannotListen, parse_address, serve
 from cardgames.service.store import ENV_STORE, EventStore, StoreError, resolve_environment
@@ -36,6 +39,14 @@ def store_environment(url: str | None, environ: dict[str, str] | None = None) ->
 
 def serve_command(
     address: str = typer.Option(DEFAULT_ADDRESS, "--address", help="Where to listen (HOST:PORT; port 0: any)."),
+    http: str = typer.Option(
+        DEFAULT_HTTP_ADDRESS, "--http",
+        help="Where to serve Connect, gRPC-Web and the page at / (HOST:PORT; port 0: any; off: nowhere).",
+    ),
+    cors_origin: list[str] = typer.Option(
+        [], "--cors-origin",
+        help="An origin (https://app.example) whose pages may call the HTTP API; repeatable; * for any.",
+    ),
     store: str | None = typer.Option(
         None,
         "--store",
@@ -69,12 +80,16 @@ def serve_command(
         help="Seconds an engine worker's task may take (then DEADLINE_EXCEEDED, and the worker is replaced).",
     ),
 ) -> None:
-    """Serve the GameService over gRPC (with health and reflection) until interrupted."""
-    try:
-        parse_address(address)
-    except AddressError as error:
-        typer.echo(f"cardgames serve: {error}", err=True)
-        raise typer.Exit(code=2) from None
+    """Serve the GameService over gRPC (with health and reflection) and over HTTP (Connect, gRPC-Web) until
+    interrupted."""
+    web = None if http.strip().lower() == "off" else http
+    for option, value in (("", address), ("--http: ", web)):
+        try:
+            if value is not None:
+                parse_address(value)
+        except AddressError as error:
+            typer.echo(f"cardgames serve: {option}{error}", err=True)
+            raise typer.Exit(code=2) from None
     if (tls_cert is None) != (tls_key is None):
         typer.echo("cardgames serve: --tls-cert and --tls-key go together", err=True)
         raise typer.Exit(code=2)
@@ -96,7 +111,7 @@ def serve_command(
         raise typer.Exit(code=2) from error
     try:
         asyncio.run(serve(address, event_store, lambda line: typer.echo(line, err=False), tls=tls, limits=limits,
-                          workers=Workers(workers or None, work_deadline)))
+                          workers=Workers(workers or None, work_deadline), http=web, cors_origins=cors_origin))
     except CannotListen as error:
         typer.echo(f"cardgames serve: {error}", err=True)
         raise typer.Exit(code=1) from None
