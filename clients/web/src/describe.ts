@@ -27,6 +27,10 @@ function parts(value: Json, key: string, out: (Node | string)[], depth: number):
     if (value !== false) out.push(value === true ? words(key) : `${words(key)} ${value}`);
   } else if (Array.isArray(value)) {
     if (value.length === 0) return;
+    if (value.every((item) => typeof item === "number" || (typeof item === "string" && !isCard(item)))) {
+      out.push(`${words(key)} ${value.join(" · ")}`); // per seat or per side: "scores 101 · 249"
+      return;
+    }
     const group = el("span", { class: "group" });
     const inner: (Node | string)[] = [];
     for (const item of value) parts(item, key, inner, depth + 1);

@@ -267,7 +267,7 @@ function tablePage(gameId: string, token: string | undefined): void {
       status.className = "status over";
     } else if (myTurn) {
       status.replaceChildren(el("strong", {}, "Your turn"), " — click a highlighted card or a move.");
-      status.className = "status mine";
+      status.className = "status your-turn";
     } else {
       status.replaceChildren(toAct.length ? `Waiting for ${toAct.map(name).join(", ")}…` : "…");
       status.className = "status";
@@ -391,7 +391,7 @@ function tablePage(gameId: string, token: string | undefined): void {
   };
 
   const follow = async (): Promise<void> => {
-    let after: bigint | undefined;
+    let after = 0n; // from the first event: the log shows the whole match
     for (let attempt = 0; !stop.signal.aborted; attempt += 1) {
       try {
         for await (const message of games.watch({ gameId, afterSequence: after }, as(token, stop.signal))) {
