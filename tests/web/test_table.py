@@ -292,3 +292,38 @@ def test_a_person_plays_a_deal_against_bots(game: str, server: Server, browser: 
         for sequence, cards in shown["log"]:
             check(cards, sequence, "the log of events")
     assert len(seen.doms) > 3
+
+
+def test_watch_a_match_of_bots_then_open_its_replay(server: Server, browser: Any) -> None:
+    """Nobody at the table: the lobby opens the watch page; once the match is over, its replay."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        page.goto(server.url + "/")
+        page.click("[data-game=all_fours]")
+        page.select_option("#players", "2")
+        page.select_option("#seat-0", "random")
+        page.select_option("#seat-1", "random")
+        page.click("details.options summary")
+        page.fill("#opt-target_score", "3")
+        page.click("#start")
+        page.wait_for_selector("#table[data-sequence]")
+        assert "#/watch/" in page.url
+        assert page.locator("#hand").count() == 0  # a spectator has no hand
+        page.wait_for_selector("#table[data-over=true]", timeout=DEADLINE_S * 1000)
+        assert page.locator("#log li").count() > 10
+        page.click("#open-replay")
+        page.wait_for_selector("#step-no:has-text('Event')")
+        last = int(page.get_attribute("#slider", "max") or 0)
+        assert last > 10 and page.inner_text("#step-no") == f"Event {last} of {last}"
+        for _ in range(3):
+            page.click("#prev")
+        page.wait_for_selector(f"#step-no:has-text('Event {last - 3} of')")
+        page.keyboard.press("ArrowLeft")
+        page.wait_for_selector(f"#step-no:has-text('Event {last - 4} of')")
+        _pictures(page, "replay")
+    finally:
+        context.close()
+    assert not errors, errors

@@ -19,16 +19,24 @@ export function member(data: Json | undefined): [string, Json] | null {
   return entries.length === 1 ? entries[0] : null;
 }
 
+/** An enum's value in words: "CONTRACT_RUMMY_MELD_KIND_SET" -> "set", "ALL_FOURS_JACK_SCORING_HANG_JACK" -> "hang jack". */
+export function enumWord(value: string): string {
+  return words(value.replace(ENUM_PREFIX, ""));
+}
+const ENUM_PREFIX =
+  /^(?:SEEP|ALL_FOURS|CONTRACT_RUMMY)_(?:MELD_KIND|BUILD_ACTION|BAAZI_REASON|AWARD_REASON|PHASE|DREW|END|JACK_SCORING|DEAL_STYLE|GAME_TIE|[A-Z]+)_/;
+
 function parts(value: Json, key: string, out: (Node | string)[], depth: number): void {
   if (typeof value === "string") {
     if (isCard(value)) out.push(cardFace(value, "mini"));
-    else if (value) out.push(`${words(key)} ${words(value.replace(/^[A-Z_]+?_(?=[A-Z]+$)/, ""))}`);
+    else if (value) out.push(`${words(key)} ${/^[A-Z0-9_]+$/.test(value) ? enumWord(value) : value}`);
   } else if (typeof value === "number" || typeof value === "boolean") {
     if (value !== false) out.push(value === true ? words(key) : `${words(key)} ${value}`);
   } else if (Array.isArray(value)) {
     if (value.length === 0) return;
     if (value.every((item) => typeof item === "number" || (typeof item === "string" && !isCard(item)))) {
-      out.push(`${words(key)} ${value.join(" · ")}`); // per seat or per side: "scores 101 · 249"
+      const shown = value.map((item) => (typeof item === "string" && /^[A-Z0-9_]+$/.test(item) ? enumWord(item) : item));
+      out.push(`${words(key)} ${shown.join(" · ")}`); // per seat or per side: "scores 101 · 249"
       return;
     }
     const group = el("span", { class: "group" });

@@ -3,7 +3,8 @@
 // every game.
 
 import { cardBack, cardFace } from "./cards";
-import { el, words } from "./dom";
+import { enumWord } from "./describe";
+import { el } from "./dom";
 
 // biome-ignore lint: the views' JSON, read field by field
 type V = Record<string, any>;
@@ -67,7 +68,7 @@ export function tableArea(game: string, view: V, seatName: (seat: number) => str
         el("div", { class: "owners" }, list<number>(house.owners).map(seatName).join(", "))));
     area.append(
       chips([
-        `Phase: ${words(String(view.phase ?? "").replace("SEEP_PHASE_", ""))}`,
+        `Phase: ${enumWord(String(view.phase ?? ""))}`,
         view.bid !== undefined ? `Bid: ${n(view.bid)}` : "No bid yet",
         `Deal plays: ${n(view.plays)}`,
         ...list<number>(view.sweeps).map((count, side) => `${sideName(side)} sweeps: ${count}`),
@@ -88,7 +89,7 @@ export function tableArea(game: string, view: V, seatName: (seat: number) => str
     area.append(
       chips([
         `Hand ${n(view.handNo)}`,
-        `Phase: ${words(String(view.phase ?? "").replace("ALL_FOURS_PHASE_", ""))}`,
+        `Phase: ${enumWord(String(view.phase ?? ""))}`,
         `Trick ${n(view.trickNo)}`,
         `Target ${n(view.targetScore)}`,
         ...list<number>(view.scores).map((score, side) => `${sideName(side)}: ${score}`),
@@ -107,13 +108,13 @@ export function tableArea(game: string, view: V, seatName: (seat: number) => str
     const discard = list<string>(view.discard);
     const melds = list<V>(view.melds).map((meld, index) =>
       el("div", { class: "meld", title: `meld ${index}` },
-        el("span", { class: "label" }, `${index}: ${seatName(n(meld.owner))} · ${words(String(meld.kind ?? "").replace("CONTRACT_RUMMY_MELD_KIND_", ""))}`),
+        el("span", { class: "label" }, `${index}: ${seatName(n(meld.owner))} · ${enumWord(String(meld.kind ?? ""))}`),
         el("div", { class: "cards" }, ...list<string>(meld.cards).map((card) => cardFace(card, "mini")))));
     area.append(
       chips([
         `Deal ${n(view.deal)} of 7`,
         `Contract: ${contract(n(view.contractSets), n(view.contractRuns))}`,
-        `Phase: ${words(String(view.phase ?? "").replace("CONTRACT_RUMMY_PHASE_", ""))}`,
+        `Phase: ${enumWord(String(view.phase ?? ""))}`,
       ]),
       el("div", { class: "row" }, pile("stock", n(view.stockSize)),
         zone("Discard", discard.length ? cardFace(discard[discard.length - 1], "mid") : "empty",
