@@ -211,68 +211,64 @@ def _pictures(page: Any, name: str) -> None:
         page.set_viewport_size({"width": 1280, "height": 900})
 
 
-def _play_a_deal(page: Any, game: str, seen: Seen) -> None:
-    """Click through the lobby, then play until the deal is scored."""
+def _move(page: Any, seen: Seen) -> bool:
+    """One move by clicks when it is the page's seat's turn (False when it is not): a highlighted
+    card, then, when the card makes several moves, the first one listed; or, with no card to
+    click, the first move listed (a bid, a draw)."""
+    cards = page.locator("#hand .card.legal")
+    listed = page.locator("#moves button.move")
+    if not page.locator("#table.my-turn").count() or not (cards.count() or listed.count()):
+        return False
+    before = page.get_attribute("#table", "data-sequence")
+    if listed.count() and not cards.count():
+        listed.first.click()
+    else:
+        cards.first.click()  # one move with the card: played at once; several: the card is picked
+        page.wait_for_function(CLICKED, arg=before, timeout=30_000)
+        if page.get_attribute("#table", "data-sequence") == before:
+            page.locator("#moves button.move").first.click()  # the card makes several moves: the first
+    page.wait_for_function(
+        "(before) => document.getElementById('table').dataset.sequence !== before", arg=before, timeout=30_000
+    )
+    seen.doms.append(page.evaluate(SHOWN))
+    return True
+
+
+def _take_seats(page: Any, game: str, seats: list[str]) -> None:
+    """The lobby: the game, then who sits where ("you", a bot's kind, "person"); then start."""
     page.click(f"[data-game={game}]")
-    page.select_option("#players", str(PLAYERS[game]))
-    for seat in range(1, PLAYERS[game]):
-        page.select_option(f"#seat-{seat}", "heuristic")
+    page.select_option("#players", str(len(seats)))
+    for seat, who in enumerate(seats):
+        page.select_option(f"#seat-{seat}", who)
     page.click("#start")
     page.wait_for_selector("#table[data-sequence]")
+
+
+def _play_a_deal(page: Any, game: str, seen: Seen) -> None:
+    """Take seat 0 against bots, then play until the deal is scored."""
+    _take_seats(page, game, ["you"] + ["heuristic"] * (PLAYERS[game] - 1))
     deadline = time.monotonic() + DEADLINE_S
     moves = 0
-    while DEAL_OVER[game] not in page.inner_text("#log"):
+    while DEAL_OVER[game] not in page.inner_text("#log") and page.get_attribute("#table", "data-over") != "true":
         assert time.monotonic() < deadline, f"{game}: the deal did not end in {DEADLINE_S} s ({moves} moves)"
         assert moves < MAX_MOVES, f"{game}: {moves} moves and the deal goes on"
-        if page.get_attribute("#table", "data-over") == "true":
-            break
-        cards = page.locator("#hand .card.legal")
-        listed = page.locator("#moves button.move")
-        if not page.locator("#table.my-turn").count() or not (cards.count() or listed.count()):
-            page.wait_for_timeout(50)
-            continue
-        if moves == 3:  # in the middle of the deal, the person to play: the game's pictures
+        if moves == 3 and page.locator("#table.my-turn").count():  # mid-deal, the person to play: pictures
             _pictures(page, game)
-        before = page.get_attribute("#table", "data-sequence")
-        if listed.count() and not cards.count():
-            listed.first.click()
+        if _move(page, seen):
+            moves += 1
         else:
-            cards.first.click()  # one move with the card: played at once; several: the card is picked
-            page.wait_for_function(CLICKED, arg=before, timeout=30_000)
-            if page.get_attribute("#table", "data-sequence") == before:
-                page.locator("#moves button.move").first.click()  # the card allows several moves: the first
-        page.wait_for_function(
-            "(before) => document.getElementById('table').dataset.sequence !== before", arg=before, timeout=30_000
-        )
-        moves += 1
-        seen.doms.append(page.evaluate(SHOWN))
+            page.wait_for_timeout(50)
     assert moves > 0, f"{game}: the person never played"
 
 
-@pytest.mark.parametrize("game", ["seep", "all_fours", "contract_rummy"])
-def test_a_person_plays_a_deal_against_bots(game: str, server: Server, browser: Any) -> None:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.add_init_script(RECORDER)
-    page = context.new_page()
-    seen = Seen()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(server.url + "/")
-    try:
-        _play_a_deal(page, game, seen)
-        _pictures(page, f"{game}-end")
-        game_id = page.url.split("#/play/")[1].split("/")[0]
-        seen.read(page)
-    finally:
-        context.close()
-    assert not errors, errors
-
-    hidden = _hidden_from_seat(server.store, game_id, 0)
-    assert sum(map(len, hidden.values())) > 100  # the other seats held cards the whole deal
+def _leaks(seen: Seen, hidden: dict[int, set[str]]) -> tuple[list[str], int]:
+    """Every place another seat's unseen card showed (and how many messages were looked at)."""
+    found: list[str] = []
 
     def check(data: Any, sequence: int, where: str) -> None:
         leaked = cards_in(data) & hidden.get(sequence, set())
-        assert not leaked, f"{where} at sequence {sequence} showed another seat's cards {sorted(leaked)}"
+        if leaked:
+            found.append(f"{where} at sequence {sequence} showed another seat's cards {sorted(leaked)}")
 
     checked = 0
     for response in seen.responses:
@@ -286,12 +282,107 @@ def test_a_person_plays_a_deal_against_bots(game: str, server: Server, browser: 
             if sequence is not None:
                 check(message, sequence, response["url"])
                 checked += 1
-    assert checked > 10, f"only {checked} messages were checked"
     for shown in seen.doms:
         check(shown["table"], shown["sequence"], "the table")
         for sequence, cards in shown["log"]:
             check(cards, sequence, "the log of events")
-    assert len(seen.doms) > 3
+    return found, checked
+
+
+def _open(browser: Any, url: str) -> tuple[Any, Any, list[str]]:
+    """A new browser context with the response recorder, its page at ``url``, and its page errors."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.add_init_script(RECORDER)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(url)
+    return context, page, errors
+
+
+@pytest.mark.parametrize("game", ["seep", "all_fours", "contract_rummy"])
+def test_a_person_plays_a_deal_against_bots(game: str, server: Server, browser: Any) -> None:
+    context, page, errors = _open(browser, server.url + "/")
+    seen = Seen()
+    try:
+        _play_a_deal(page, game, seen)
+        _pictures(page, f"{game}-end")
+        game_id = page.url.split("#/play/")[1].split("/")[0]
+        seen.read(page)
+    finally:
+        context.close()
+    assert not errors, errors
+    hidden = _hidden_from_seat(server.store, game_id, 0)
+    assert sum(map(len, hidden.values())) > 100  # the other seats held cards the whole deal
+    leaks, checked = _leaks(seen, hidden)
+    assert not leaks, "\n".join(leaks[:10])
+    assert checked > 10 and len(seen.doms) > 3, (checked, len(seen.doms))
+    # The check finds a card that should not be there: one of another seat's, in a response and on the page.
+    sequence, cards = next((sequence, cards) for sequence, cards in sorted(hidden.items()) if cards)
+    planted = Seen(
+        responses=[
+            {
+                "url": "/cardgames.v1.GameService/GetView",
+                "type": "application/json",
+                "body": json.dumps({"view": {"sequence": str(sequence), "hand": [min(cards)]}}).encode(),
+            }
+        ],
+        doms=[{"sequence": sequence, "table": [min(cards)], "log": []}],
+    )
+    assert len(_leaks(planted, hidden)[0]) == 2
+
+
+def test_a_seat_handed_to_a_person_by_link(server: Server, browser: Any) -> None:
+    """The creator gives seat 1 to a person: its link opens that seat's table elsewhere, and both play."""
+    host, page, errors = _open(browser, server.url + "/")
+    guest = None
+    mine, theirs = Seen(), Seen()
+    try:
+        _take_seats(page, "seep", ["you", "person", "heuristic", "heuristic"])
+        links = page.locator(".share .link input")
+        assert links.count() == 1
+        link = links.first.input_value()
+        assert "#/play/" in link and link.startswith(server.url)
+        guest, friend, guest_errors = _open(browser, link)
+        friend.wait_for_selector("#table[data-sequence]")
+        assert "You (seat 1)" in friend.inner_text(".mine")
+        assert friend.locator(".share .link").count() == 0  # the guest is given no other seat's link
+        deadline = time.monotonic() + DEADLINE_S
+        moves = [0, 0]
+        while min(moves) < 3:
+            assert time.monotonic() < deadline, f"moves by seat 0 and seat 1: {moves}"
+            played = False
+            for seat, (tab, seen) in enumerate([(page, mine), (friend, theirs)]):
+                if _move(tab, seen):
+                    moves[seat] += 1
+                    played = True
+            if not played:
+                page.wait_for_timeout(50)
+        game_id = page.url.split("#/play/")[1].split("/")[0]
+        mine.read(page)
+        theirs.read(friend)
+        _pictures(friend, "seep-guest")
+        errors += guest_errors
+    finally:
+        host.close()
+        if guest is not None:
+            guest.close()
+    assert not errors, errors
+    for seat, seen in enumerate([mine, theirs]):
+        leaks, checked = _leaks(seen, _hidden_from_seat(server.store, game_id, seat))
+        assert not leaks, "\n".join(leaks[:10])
+        assert checked > 5
+
+
+def test_the_docs_curl_line_creates_a_table(server: Server) -> None:
+    """docs/web-table.md's curl line, as written, against this server."""
+    text = (REPO / "docs" / "web-table.md").read_text()
+    block = next(block for block in re.findall(r"```\n(.*?)```", text, re.S) if "CreateTable" in block)
+    command = block.replace("http://127.0.0.1:8080", server.url)
+    result = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=30, check=True)
+    made = json.loads(result.stdout)
+    assert made["bots"] == ["", "heuristic", "heuristic", "heuristic"] and made["seatTokens"][0]
+    assert made["seatTokens"][1:] == ["", "", ""]
 
 
 def test_watch_a_match_of_bots_then_open_its_replay(server: Server, browser: Any) -> None:
@@ -307,13 +398,13 @@ def test_watch_a_match_of_bots_then_open_its_replay(server: Server, browser: Any
         page.select_option("#seat-0", "random")
         page.select_option("#seat-1", "random")
         page.click("details.options summary")
-        page.fill("#opt-target_score", "3")
+        page.fill("#opt-target_score", "7")
         page.click("#start")
         page.wait_for_selector("#table[data-sequence]")
         assert "#/watch/" in page.url
         assert page.locator("#hand").count() == 0  # a spectator has no hand
         page.wait_for_selector("#table[data-over=true]", timeout=DEADLINE_S * 1000)
-        assert page.locator("#log li").count() > 10
+        assert page.locator("#log li").count() > 5
         page.click("#open-replay")
         page.wait_for_selector("#step-no:has-text('Event')")
         last = int(page.get_attribute("#slider", "max") or 0)
