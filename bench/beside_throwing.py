@@ -41,7 +41,7 @@ _ROOT = str(Path(__file__).resolve().parent.parent)
 
 class BesideThrowingProbe(SubmitProbe):
     name = "submit.beside_throwing"
-    anchors = ()  # type: ignore[assignment]  # compared with itself: alone, in the same round
+    anchors = ()  # compared with itself: alone, in the same round
 
     def __init__(self) -> None:
         super().__init__("memory")

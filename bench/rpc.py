@@ -83,7 +83,7 @@ class SubmitFloorProbe(EchoProbe):
 
 
 class SubmitProbe(Probe):
-    anchors = ("grpc.echo", "grpc.submit_floor")
+    anchors: tuple[str, ...] = ("grpc.echo", "grpc.submit_floor")
 
     def __init__(self, store: str) -> None:
         self.store_kind = store
@@ -133,6 +133,7 @@ class SubmitProbe(Probe):
         seed = self.rng.randbytes(32).hex()
         created = await self.stub.CreateGame(self.pb.CreateGameRequest(game=self.game_name, seed=seed))
         self.game_id = created.game_id
+        self.seat_tokens = list(created.seat_tokens)
         self.tokens = [(("cardgames-token", token),) for token in created.seat_tokens]
         self.state, events = new_match(self.game, self.config, Setup(seed=seed))
         self.sequence = len(events)
@@ -140,8 +141,9 @@ class SubmitProbe(Probe):
             raise RuntimeError(f"the service started the match at sequence {created.sequence}, "
                                f"the local mirror at {self.sequence}")
 
-    async def _round_trip(self) -> float:
-        """One timed SubmitCommand of a random legal command; the mirror follows untimed."""
+    async def _round_trip(self, send: Any = None) -> float:
+        """One timed SubmitCommand of a random legal command; the mirror follows untimed. ``send``: another
+        way to call it than native gRPC, ``await send(request, seat_token)``."""
         game, choice = self.game, self.rng.choice
         if game.is_over(self.state):
             await self._new_match()
@@ -154,8 +156,13 @@ class SubmitProbe(Probe):
             expected_sequence=self.sequence,
         )
         call, metadata = self.stub.SubmitCommand, self.tokens[seat]
-        before = time.perf_counter()
-        response = await call(request, metadata=metadata)
+        if send is None:
+            before = time.perf_counter()
+            response = await call(request, metadata=metadata)
+        else:
+            token = self.seat_tokens[seat]
+            before = time.perf_counter()
+            response = await send(request, token)
         elapsed = time.perf_counter() - before
         outcome = apply(game, self.state, seat, command)
         if isinstance(outcome, Rejection):
@@ -190,3 +197,72 @@ class SubmitProbe(Probe):
 
     def info(self) -> dict[str, Any]:
         return dict(self._facts)
+
+
+#: The ways SubmitOverHttpProbe calls SubmitCommand, in the order of each round.
+TRANSPORTS = ("grpc", "connect_json", "grpc_web")
+
+
+class SubmitOverHttpProbe(SubmitProbe):
+    """SubmitCommand over HTTP next to native gRPC, in one run on one server.
+
+    The service's own server (in-memory store) with its HTTP listener
+    (``cardgames.service.http.server.start_http``, uvicorn in the same event loop); each round
+    submits one command over native gRPC (grpc.aio), one with the Connect protocol in JSON and
+    one with gRPC-Web (binary), the last two with connectrpc's generated client, no compression
+    either way. The calls alternate, so the three figures share the same moments of the machine.
+    """
+
+    name = "submit.http"
+    anchors: tuple[str, ...] = ("grpc.echo",)
+
+    def __init__(self) -> None:
+        super().__init__("memory")
+        self.name = "submit.http"
+        self.clients: list[Any] = []
+
+    async def _start(self, server: Any, store: Any, grpc_stubs: Any) -> None:
+        await super()._start(server, store, grpc_stubs)
+        http_server = _import("cardgames.service.http.server")
+        connect = _import("cardgames.v1.game_service_connect")
+        compat = _import("connectrpc.compat")
+        protocol = _import("connectrpc.protocol")
+        self.running.http = await http_server.start_http("127.0.0.1:0", self.running)
+        url = f"http://127.0.0.1:{self.running.http.port}"
+        plain: dict[str, Any] = {"send_compression": None, "accept_compression": []}
+        json_client = connect.GameServiceClient(url, codec=compat.google_protobuf_json_codec(), **plain)
+        web_client = connect.GameServiceClient(url, protocol=protocol.ProtocolType.GRPC_WEB, **plain)
+        self.clients = [json_client, web_client]
+
+        def over(client: Any) -> Any:
+            async def send(request: Any, token: str) -> Any:
+                return await client.submit_command(request, headers={"cardgames-token": token})
+
+            return send
+
+        self.senders = {"grpc": None, "connect_json": over(json_client), "grpc_web": over(web_client)}
+        for send in self.senders.values():
+            await self._round_trip(send)  # warm up
+
+    def setup(self, ctx: Context) -> None:
+        super().setup(ctx)
+        self._facts["server"] += "; HTTP: uvicorn in the same loop, connectrpc clients (no compression)"
+
+    async def _rounds(self, budget: float) -> dict[str, float]:
+        latencies: dict[str, list[float]] = {name: [] for name in TRANSPORTS}
+        spent = 0.0
+        while spent < budget or not latencies["grpc"]:
+            for name in TRANSPORTS:
+                latency = await self._round_trip(self.senders[name])
+                latencies[name].append(latency)
+                spent += latency
+        figures = {name: latency_figures(latencies[name]) for name in TRANSPORTS}
+        return {f"{name}_{key}": value for name, found in figures.items() for key, value in found.items()}
+
+    def sample(self, ctx: Context) -> dict[str, float]:
+        return ctx.run(self._rounds(ctx.settings.budget))
+
+    async def _stop(self) -> None:
+        for client in self.clients:
+            await client.close()
+        await super()._stop()

@@ -25,7 +25,7 @@ from bench.engines import PlayoutProbe
 from bench.harness import Probe, Result, Settings, load_average, machine_facts, measure
 from bench.playout import MATCH_UNITS, SPECS
 from bench.report import Row, RowBuilder, Target, anchor_row, as_dict, compared_row, markdown, render
-from bench.rpc import SubmitFloorProbe, SubmitProbe
+from bench.rpc import SubmitFloorProbe, SubmitOverHttpProbe, SubmitProbe
 from bench.store_replay import StoreReplayProbe
 from bench.verify import VerifyProbe
 from bench.worst import ContractFinderProbe, SeepLegalWorstProbe
@@ -162,6 +162,16 @@ def _beside_rows(results: Mapping[str, Result]) -> list[Row]:
     ]
 
 
+def _http_rows(results: Mapping[str, Result]) -> list[Row]:
+    result = results["submit.http"]
+    note = _info_note(result, ["game", "server"])
+    return [
+        compared_row(f"SubmitCommand p50 over {label}", result, f"{key}_p50_us", "us", result, "grpc_p50_us",
+                     "native gRPC p50, same run", Target(1.5, at_least=False), note)
+        for key, label in (("connect_json", "Connect JSON"), ("grpc_web", "gRPC-Web"))
+    ]
+
+
 def catalogue() -> dict[str, Entry]:
     """Every probe in table order (setups run in this order too)."""
     entries: dict[str, Entry] = {
@@ -191,6 +201,7 @@ def catalogue() -> dict[str, Entry]:
     entries["audit.verify"] = Entry(VerifyProbe, _verify_rows)
     entries["submit.memory"] = Entry(lambda: SubmitProbe("memory"), _submit_rows("memory", 1.5))
     entries["submit.sqlite"] = Entry(lambda: SubmitProbe("sqlite"), _submit_rows("sqlite", 2.2))
+    entries["submit.http"] = Entry(SubmitOverHttpProbe, _http_rows)
     entries["submit.beside_throwing"] = Entry(BesideThrowingProbe, _beside_rows)
     entries["bots.remote"] = Entry(RemoteBotsProbe, matches_rows("bots.remote", "random bots over gRPC"))
     entries["bots.tournament"] = Entry(TournamentProbe, matches_rows("bots.tournament", "random bots, tournament"))

@@ -92,6 +92,8 @@ class Running:
     bots: BotServices | None = None
     #: The HTTP listener (Connect, gRPC-Web) over the same application layer, if one was started.
     http: HttpRunning | None = None
+    #: The per-caller limits (None: none), shared by both listeners: one budget per caller, whichever it uses.
+    rate_limit: RateLimit | None = None
 
     async def stop(self, grace: float | None = 1.0) -> None:
         await self.health.enter_graceful_shutdown()
@@ -122,8 +124,9 @@ async def start(
     if games is None:
         games = Games(store if store is not None else EventStore.from_url(), pool=workers)
     interceptors: list[grpc.aio.ServerInterceptor] = [MalformedRequests(), PreEncoded()]
-    if limits is not None:
-        interceptors.insert(0, RateLimit(limits))  # outermost: garbage counts against the limit too
+    rate_limit = RateLimit(limits) if limits is not None else None
+    if rate_limit is not None:
+        interceptors.insert(0, rate_limit)  # outermost: garbage counts against the limit too
     server = grpc.aio.server(interceptors=interceptors, options=SERVER_OPTIONS)
     game_service_pb2_grpc.add_GameServiceServicer_to_server(GameServiceApi(games), server)
     bots = add_bot_services(games, server)
@@ -150,7 +153,7 @@ async def start(
     await server.start()
     for name in ("", SERVICE_NAME, *BOT_SERVICE_NAMES):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    return Running(server, bound, games, health_servicer, bots)
+    return Running(server, bound, games, health_servicer, bots, rate_limit=rate_limit)
 
 
 async def serve(

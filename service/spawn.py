@@ -16,6 +16,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 _ANNOUNCE = re.compile(r"serving GameService on (\S+):(\d+)")
+_ANNOUNCE_HTTP = re.compile(r"serving Connect and gRPC-Web on https?://\S+:(\d+)/")
 
 
 @dataclass
@@ -28,6 +29,8 @@ class ServerProcess:
     log_path: Path
     lines: list[str] = field(default_factory=list)
     _log_text: str | None = None
+    #: The port of its HTTP listener (Connect, gRPC-Web), None when it has none (``--http off``).
+    http_port: int | None = None
 
     @property
     def target(self) -> str:
@@ -90,13 +93,16 @@ def spawn_server(
     address: str = "127.0.0.1:0",
     env: Mapping[str, str] | None = None,
     timeout: float = 60.0,
+    http: str = "127.0.0.1:0",
 ) -> ServerProcess:
-    """Start ``cardgames serve --address ADDRESS --store STORE ARGS...``; return once it listens.
+    """Start ``cardgames serve --address ADDRESS --http HTTP --store STORE ARGS...``; return once it listens.
 
     ``store`` None: no ``--store`` (the environment's ``CARDGAMES_STORE`` or the default applies).
+    ``http``: where its HTTP listener goes (a free port by default, never the fixed 8080; ``off``: none).
     """
     command = [sys.executable, "-c", "from cardgames.service.cli import main; main()", "serve", "--address", address,
-               *(["--store", store] if store is not None else []), *args]
+               "--http", http, *(["--store", store] if store is not None else []), *args]
+    expect_http = http.strip().lower() != "off"
     log_file = tempfile.NamedTemporaryFile(prefix="cardgames-serve-", suffix=".log", delete=False)  # noqa: SIM115
     process = subprocess.Popen(
         command, cwd=ROOT, stdout=subprocess.PIPE, stderr=log_file, text=True,
@@ -106,14 +112,19 @@ def spawn_server(
     lines: list[str] = []
     found = threading.Event()
     where: list[tuple[str, int]] = []
+    web: list[int] = []
 
     def read() -> None:  # keep draining stdout so the child never blocks on it
         assert process.stdout is not None
         for line in process.stdout:
             lines.append(line.rstrip("\n"))
             match = _ANNOUNCE.search(line)
-            if match and not found.is_set():
+            if match and not where:
                 where.append((match.group(1), int(match.group(2))))
+            match = _ANNOUNCE_HTTP.search(line)
+            if match and not web:
+                web.append(int(match.group(1)))
+            if where and (web or not expect_http):
                 found.set()
         found.set()
 
@@ -130,4 +141,4 @@ def spawn_server(
         log.unlink(missing_ok=True)
         raise RuntimeError(f"cardgames serve exited ({process.returncode}): {text}")
     host, port = where[0]
-    return ServerProcess(process, host, port, Path(log_file.name), lines)
+    return ServerProcess(process, host, port, Path(log_file.name), lines, http_port=web[0] if web else None)

@@ -19,6 +19,8 @@ from collections.abc import Awaitable, Callable, Iterable, MutableMapping, Seque
 from pathlib import Path
 from typing import Any
 
+from google.protobuf import descriptor_pool
+
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -98,6 +100,10 @@ class HttpApp:
 
     def __init__(self, services: Iterable[Any], *, cors_origins: Iterable[str] = (), static: Path = STATIC) -> None:
         self.routes: dict[str, Application] = {service.path: service for service in services}
+        pool = descriptor_pool.Default()
+        self.procedures = frozenset(
+            f"{path}/{method.name}" for path in self.routes for method in pool.FindServiceByName(path[1:]).methods
+        )
         self.origins = frozenset(cors_origins)
         self.static = static.resolve()
 
@@ -127,6 +133,8 @@ class HttpApp:
             return
         path: str = scope["path"]
         service = self.routes.get(path[: path.find("/", 1)] if path.count("/") >= 2 else "")
+        if service is not None and path not in self.procedures:
+            service = None
         if service is not None or method == "POST":
             await self._rpc(service, scope, receive, send, cors)
         else:

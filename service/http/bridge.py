@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, NoReturn
+from typing import Any, NamedTuple, NoReturn
 
 import grpc
 from connectrpc.code import Code
@@ -27,7 +27,7 @@ from connectrpc.request import RequestContext
 from connectrpc.server import ConnectASGIApplication, Endpoint
 from google.protobuf import any_pb2, json_format
 from google.protobuf.descriptor import ServiceDescriptor
-from google.protobuf.message import Message
+from google.protobuf.message import DecodeError, Message
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from protobuf.wkt import Any as AnyDetail
 
@@ -99,7 +99,7 @@ class StrictCodec(Codec[Message, Any]):
     def decode(self, data: bytes | bytearray, message_class: type[Any]) -> Any:
         try:
             return self.inner.decode(data, message_class)
-        except (json_format.ParseError, ValueError, TypeError, UnicodeDecodeError) as error:
+        except (json_format.ParseError, DecodeError, ValueError, TypeError, UnicodeDecodeError) as error:
             raise malformed(f"the request is not a valid {message_class.DESCRIPTOR.name}: {error}") from None
 
 
@@ -158,12 +158,37 @@ def _internal(error: Exception) -> ConnectError:
     return ConnectError(Code.INTERNAL, "internal error")
 
 
-def unary(method: Callable[[Any, Any], Awaitable[Any]]) -> Callable[[Any, RequestContext[Any, Any]], Awaitable[Any]]:
-    """A Connect unary handler calling the servicer's ``method``."""
+class _CallDetails(NamedTuple):
+    """What a gRPC server interceptor reads of a call (grpc.HandlerCallDetails)."""
+
+    method: str
+    invocation_metadata: tuple[tuple[str, str], ...]
+
+
+async def _guarded(
+    guard: grpc.aio.ServerInterceptor, path: str, method: Any, streaming: bool, context: HttpContext
+) -> Any:
+    """``method`` as ``guard`` (the gRPC server's RateLimit) wraps it for this call's metadata."""
+    make = grpc.unary_stream_rpc_method_handler if streaming else grpc.unary_unary_rpc_method_handler
+    handler = make(method)
+
+    async def continuation(details: Any) -> Any:
+        return handler
+
+    wrapped = await guard.intercept_service(continuation, _CallDetails(path, context.invocation_metadata()))
+    return wrapped.unary_stream if streaming else wrapped.unary_unary
+
+
+def unary(
+    method: Callable[[Any, Any], Awaitable[Any]], path: str = "", guard: grpc.aio.ServerInterceptor | None = None
+) -> Callable[[Any, RequestContext[Any, Any]], Awaitable[Any]]:
+    """A Connect unary handler calling the servicer's ``method`` (through ``guard``, if any)."""
 
     async def handle(request: Any, ctx: RequestContext[Any, Any]) -> Any:
+        context = HttpContext(ctx)
         try:
-            return _message(ctx, await method(request, HttpContext(ctx)))
+            behaviour = method if guard is None else await _guarded(guard, path, method, False, context)
+            return _message(ctx, await behaviour(request, context))
         except ConnectError:
             raise
         except Exception as error:
@@ -173,12 +198,14 @@ def unary(method: Callable[[Any, Any], Awaitable[Any]]) -> Callable[[Any, Reques
 
 
 def server_stream(
-    method: Callable[[Any, Any], AsyncIterator[Any]],
+    method: Callable[[Any, Any], AsyncIterator[Any]], path: str = "", guard: grpc.aio.ServerInterceptor | None = None
 ) -> Callable[[Any, RequestContext[Any, Any]], AsyncIterator[Any]]:
-    """A Connect server-stream handler iterating the servicer's ``method``."""
+    """A Connect server-stream handler iterating the servicer's ``method`` (through ``guard``, if any)."""
 
     async def handle(request: Any, ctx: RequestContext[Any, Any]) -> AsyncIterator[Any]:
-        responses = method(request, HttpContext(ctx))
+        context = HttpContext(ctx)
+        behaviour = method if guard is None else await _guarded(guard, path, method, True, context)
+        responses = behaviour(request, context)
         try:
             async for response in responses:
                 yield _message(ctx, response)
@@ -201,13 +228,17 @@ def python_name(method: str) -> str:
 
 class Bridge:
     """A Connect service (the generated Protocol: ``create_game``, ``watch``, ...) over a gRPC servicer
-    (``CreateGame``, ``Watch``, ...) of the service ``descriptor``."""
+    (``CreateGame``, ``Watch``, ...) of the service ``descriptor``; ``guard``: the gRPC server's rate limits
+    (:class:`cardgames.service.guards.RateLimit`), applied to HTTP calls exactly as to gRPC calls."""
 
-    def __init__(self, servicer: object, descriptor: ServiceDescriptor) -> None:
+    def __init__(
+        self, servicer: object, descriptor: ServiceDescriptor, guard: grpc.aio.ServerInterceptor | None = None
+    ) -> None:
         for method in descriptor.methods:
             grpc_method = getattr(servicer, method.name)
-            handler = server_stream(grpc_method) if method.server_streaming else unary(grpc_method)
-            setattr(self, python_name(method.name), handler)
+            path = f"/{descriptor.full_name}/{method.name}"
+            make = server_stream if method.server_streaming else unary
+            setattr(self, python_name(method.name), make(grpc_method, path, guard))
 
 
 class DescribedApplication(ConnectASGIApplication[Bridge]):

@@ -81,7 +81,7 @@ def applications(running: Running) -> list[Any]:
     games = running.games
     found: list[Any] = [
         game_service_connect.GameServiceASGIApplication(
-            cast(Any, Bridge(GameServiceApi(games), service(game_service_pb2, "GameService"))),
+            cast(Any, Bridge(GameServiceApi(games), service(game_service_pb2, "GameService"), running.rate_limit)),
             read_max_bytes=MAX_REQUEST_BYTES,
             codecs=codecs(),
         ),
@@ -90,7 +90,12 @@ def applications(running: Running) -> list[Any]:
     if running.bots is not None:
         found.append(
             bots_connect.BotServiceASGIApplication(
-                cast(Any, Bridge(BotServiceApi(games, running.bots.clocks), service(bots_pb2, "BotService"))),
+                cast(
+                    Any,
+                    Bridge(
+                        BotServiceApi(games, running.bots.clocks), service(bots_pb2, "BotService"), running.rate_limit
+                    ),
+                ),
                 read_max_bytes=MAX_REQUEST_BYTES,
                 codecs=codecs(),
             )
@@ -102,6 +107,7 @@ def applications(running: Running) -> list[Any]:
                     Bridge(
                         TournamentServiceApi(running.bots.tournaments),
                         tournament_pb2.DESCRIPTOR.services_by_name["TournamentService"],
+                        running.rate_limit,
                     ),
                 ),
                 read_max_bytes=MAX_REQUEST_BYTES,
@@ -171,6 +177,8 @@ async def start_http(
     config = uvicorn.Config(
         app,
         lifespan="off",
+        http="h11",  # plain Python, the same everywhere (httptools, where installed, would be picked otherwise)
+        ws="none",
         log_level=logging.WARNING,
         access_log=False,
         server_header=False,

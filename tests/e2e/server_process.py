@@ -34,7 +34,7 @@ class ServerProcess:
         for attempt in range(20):  # the port of a killed server may take a moment to be free again
             with (logs / f"serve-{port}-{attempt}.stderr").open("wb") as stderr:
                 process = await asyncio.create_subprocess_exec(
-                    *cardgames_command(), "serve", "--address", f"127.0.0.1:{port}", "--store", store,
+                    *cardgames_command(), "serve", "--address", f"127.0.0.1:{port}", "--http", "off", "--store", store,
                     stdout=asyncio.subprocess.PIPE, stderr=stderr, cwd=REPO, env=env,
                 )
             assert process.stdout is not None

@@ -7,9 +7,11 @@ would then split the connections between the two processes).
 
 from __future__ import annotations
 
+import http.client
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import grpc
@@ -20,11 +22,11 @@ from cardgames.v1 import game_service_pb2, game_service_pb2_grpc
 pb = game_service_pb2
 
 
-def serve(*addresses: str) -> list[subprocess.CompletedProcess[str]]:
-    """Run ``cardgames serve --address A`` for each address at once; each must exit by itself."""
+def serve(*addresses: str, http: str = "off") -> list[subprocess.CompletedProcess[str]]:
+    """Run ``cardgames serve --address A --http HTTP`` for each address at once; each must exit by itself."""
     processes = [
         subprocess.Popen([sys.executable, "-c", "from cardgames.service.cli import main; main()",
-                          "serve", "--address", address, "--store", "memory:"],
+                          "serve", "--address", address, "--http", http, "--store", "memory:"],
                          cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         for address in addresses
     ]
@@ -99,3 +101,54 @@ def test_a_host_that_does_not_resolve_is_one_line_and_exit_code_1() -> None:
     assert done.returncode == 1
     [line] = errors_of(done)
     assert "cannot listen on no-such-host.invalid:0: cannot resolve the host 'no-such-host.invalid'" in line
+
+
+@pytest.mark.parametrize(
+    ("http", "says"),
+    [
+        ("nonsense", "--http: the address must be HOST:PORT"),
+        ("127.0.0.1:65536", "--http: the port must be a number in 0..65535"),
+        ("127.0.0.1:-1", "--http: the port must be a number in 0..65535"),
+        ("::1:8080", "--http: an IPv6 host goes in brackets"),
+    ],
+)
+def test_a_malformed_http_address_is_one_line_and_exit_code_2(http: str, says: str) -> None:
+    [done] = serve("127.0.0.1:0", http=http)
+    assert done.returncode == 2
+    [line] = errors_of(done)
+    assert line.startswith("cardgames serve: ") and says in line and len(line) < 200, line
+
+
+def test_a_held_http_port_is_one_line_and_exit_code_1() -> None:
+    other = socket.socket()
+    other.bind(("127.0.0.1", 0))
+    other.listen()
+    try:
+        held = other.getsockname()[1]
+        [done] = serve("127.0.0.1:0", http=f"127.0.0.1:{held}")
+    finally:
+        other.close()
+    assert done.returncode == 1
+    [line] = errors_of(done)
+    assert line.startswith(f"cardgames serve: cannot listen on 127.0.0.1:{held} (HTTP): "), line
+    assert "Address already in use (another program, or another server, holds it)" in line
+
+
+def test_http_is_served_beside_grpc_and_can_be_turned_off() -> None:
+    both = spawn_server("memory:")
+    try:
+        assert both.http_port is not None and both.http_port != both.port
+        connection = http.client.HTTPConnection("127.0.0.1", both.http_port, timeout=10)
+        connection.request("POST", "/cardgames.v1.GameService/CreateGame", body=b'{"game": "seep"}',
+                           headers={"content-type": "application/json"})
+        assert connection.getresponse().status == 200
+        connection.close()
+    finally:
+        assert both.stop() == 0
+    alone = spawn_server("memory:", http="off")
+    try:
+        assert alone.http_port is None
+        assert not any("gRPC-Web" in line for line in alone.lines)
+        time.sleep(1)  # (the SIGTERM handler is installed just after the serving line)
+    finally:
+        assert alone.stop() == 0
