@@ -29,7 +29,7 @@ class TableServiceStub:
     """The table service: start a match with built-in bots at the seats the caller names.
 
     CreateTable creates the match exactly as GameService.CreateGame does and then plays each
-    bot seat inside the service with a built-in bot of engine/bots, holding that seat's token
+    bot seat inside the service with a built-in bot (docs/bots.md), holding that seat's token
     only (as a tournament's built-in entrants do): a bot sees what its seat may see and nothing
     else. The caller receives the tokens of the other seats, the people's, and plays them with
     GameService (ListLegalCommands, SubmitCommand, Watch) as any client does. The bots play
@@ -56,7 +56,7 @@ class TableServiceServicer:
     """The table service: start a match with built-in bots at the seats the caller names.
 
     CreateTable creates the match exactly as GameService.CreateGame does and then plays each
-    bot seat inside the service with a built-in bot of engine/bots, holding that seat's token
+    bot seat inside the service with a built-in bot (docs/bots.md), holding that seat's token
     only (as a tournament's built-in entrants do): a bot sees what its seat may see and nothing
     else. The caller receives the tokens of the other seats, the people's, and plays them with
     GameService (ListLegalCommands, SubmitCommand, Watch) as any client does. The bots play
@@ -93,7 +93,7 @@ class TableService:
     """The table service: start a match with built-in bots at the seats the caller names.
 
     CreateTable creates the match exactly as GameService.CreateGame does and then plays each
-    bot seat inside the service with a built-in bot of engine/bots, holding that seat's token
+    bot seat inside the service with a built-in bot (docs/bots.md), holding that seat's token
     only (as a tournament's built-in entrants do): a bot sees what its seat may see and nothing
     else. The caller receives the tokens of the other seats, the people's, and plays them with
     GameService (ListLegalCommands, SubmitCommand, Watch) as any client does. The bots play

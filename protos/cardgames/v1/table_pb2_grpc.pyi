@@ -32,7 +32,7 @@ class TableServiceStub:
     """The table service: start a match with built-in bots at the seats the caller names.
 
     CreateTable creates the match exactly as GameService.CreateGame does and then plays each
-    bot seat inside the service with a built-in bot of engine/bots, holding that seat's token
+    bot seat inside the service with a built-in bot (docs/bots.md), holding that seat's token
     only (as a tournament's built-in entrants do): a bot sees what its seat may see and nothing
     else. The caller receives the tokens of the other seats, the people's, and plays them with
     GameService (ListLegalCommands, SubmitCommand, Watch) as any client does. The bots play
@@ -54,7 +54,7 @@ class TableServiceAsyncStub(TableServiceStub):
     """The table service: start a match with built-in bots at the seats the caller names.
 
     CreateTable creates the match exactly as GameService.CreateGame does and then plays each
-    bot seat inside the service with a built-in bot of engine/bots, holding that seat's token
+    bot seat inside the service with a built-in bot (docs/bots.md), holding that seat's token
     only (as a tournament's built-in entrants do): a bot sees what its seat may see and nothing
     else. The caller receives the tokens of the other seats, the people's, and plays them with
     GameService (ListLegalCommands, SubmitCommand, Watch) as any client does. The bots play
@@ -72,7 +72,7 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
     """The table service: start a match with built-in bots at the seats the caller names.
 
     CreateTable creates the match exactly as GameService.CreateGame does and then plays each
-    bot seat inside the service with a built-in bot of engine/bots, holding that seat's token
+    bot seat inside the service with a built-in bot (docs/bots.md), holding that seat's token
     only (as a tournament's built-in entrants do): a bot sees what its seat may see and nothing
     else. The caller receives the tokens of the other seats, the people's, and plays them with
     GameService (ListLegalCommands, SubmitCommand, Watch) as any client does. The bots play
