@@ -26,8 +26,20 @@ export function enumWord(value: string): string {
 const ENUM_PREFIX =
   /^(?:SEEP|ALL_FOURS|CONTRACT_RUMMY)_(?:MELD_KIND|BUILD_ACTION|BAAZI_REASON|AWARD_REASON|PHASE|DREW|END|JACK_SCORING|DEAL_STYLE|GAME_TIE|[A-Z]+)_/;
 
+/** Names for seats and teams, so that a line says "Your team" and "Seat 2", not "team 0". */
+export interface Namer {
+  seat: (seat: number) => string;
+  side: (side: number) => string;
+}
+/** Fields that hold a seat, and fields that hold a team (a side), in the games' events. */
+const SEAT_KEYS = new Set(["owner", "dealer", "eldest", "highHolder", "lowHolder", "jackHolder", "jackTaker", "caller"]);
+const SIDE_KEYS = new Set(["team", "side", "leftoverTo", "baaziWinner", "lastCaptureTeam"]);
+let namer: Namer | null = null;
+
 function parts(value: Json, key: string, out: (Node | string)[], depth: number): void {
-  if (typeof value === "string") {
+  if (typeof value === "number" && namer && (SEAT_KEYS.has(key) || SIDE_KEYS.has(key))) {
+    out.push(`${words(key)}: ${SEAT_KEYS.has(key) ? namer.seat(value) : namer.side(value)}`);
+  } else if (typeof value === "string") {
     if (isCard(value)) out.push(cardFace(value, "mini"));
     else if (value) out.push(`${words(key)} ${/^[A-Z0-9_]+$/.test(value) ? enumWord(value) : value}`);
   } else if (typeof value === "number" || typeof value === "boolean") {
@@ -61,12 +73,15 @@ export function commandLine(command: Json): HTMLElement {
   line.append(el("b", {}, words(kind)));
   const out: (Node | string)[] = [];
   parts(body, kind, out, 0);
+  namer = null;
   for (const part of out) line.append(" ", part);
   return line;
 }
 
 /** An event as a line of the log, or null for the quiet ones. `seatName` names a seat ("You", "West"). */
-export function eventLine(event: Json, seatName: (seat: number) => string): HTMLElement | null {
+export function eventLine(event: Json, names: Namer): HTMLElement | null {
+  const seatName = names.seat;
+  namer = names;
   const game = member(event);
   const inner = game ? member(game[1]) : null;
   if (!inner || QUIET.has(inner[0])) return null;
@@ -77,6 +92,7 @@ export function eventLine(event: Json, seatName: (seat: number) => string): HTML
   line.append(words(kind));
   const out: (Node | string)[] = [];
   parts(body, kind, out, 0);
+  namer = null;
   for (const part of out) line.append(" ", part);
   return line;
 }

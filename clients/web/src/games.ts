@@ -3,7 +3,7 @@
 // every game.
 
 import { cardBack, cardFace } from "./cards";
-import { enumWord } from "./describe";
+import { type Namer, enumWord } from "./describe";
 import { el } from "./dom";
 
 // biome-ignore lint: the views' JSON, read field by field
@@ -55,9 +55,10 @@ function chips(items: string[]): HTMLElement {
   return el("div", { class: "chips" }, ...items.map((text) => el("span", { class: "chip" }, text)));
 }
 
-/** The middle of the table. `seatName` names a seat; `sideName` a team. */
-export function tableArea(game: string, view: V, seatName: (seat: number) => string,
-                          sideName: (side: number) => string): HTMLElement {
+/** The middle of the table. `names` names the seats and teams; `lastTrick`: All Fours' last trick won (an event). */
+export function tableArea(game: string, view: V, names: Namer, lastTrick: V | null): HTMLElement {
+  const seatName = names.seat;
+  const sideName = names.side;
   const area = el("div", { class: `felt felt-${game}` });
   if (game === "seep") {
     const houses = list<V>(view.houses).map((house) =>
@@ -99,7 +100,12 @@ export function tableArea(game: string, view: V, seatName: (seat: number) => str
           : "not yet"),
         zone("Turned up", view.turnUp ? cardFace(String(view.turnUp), "mid") : "—"),
         pile("stock", n(view.stockSize))),
-      zone("Trick", ...(trick.length ? trick : ["no card led yet"])),
+      el("div", { class: "row" },
+        zone("Trick", ...(trick.length ? trick : ["no card led yet"])),
+        ...(lastTrick && list(lastTrick.cards).length
+          ? [zone(`Last trick, to ${seatName(n(lastTrick.seat))}`,
+              ...list<string>(lastTrick.cards).map((card) => cardFace(card, "mini")))]
+          : [])),
     );
     const exposed = list<V>(view.exposed).flatMap((cards, seat) =>
       list<string>(cards.cards).map((card) => el("span", { class: "played" }, cardFace(card, "mini"), seatName(seat))));

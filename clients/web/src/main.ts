@@ -7,7 +7,7 @@ import { type DescMessage, create, toJson } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { as, games, rememberTable, seatLink, tableNotes, tables } from "./api";
 import { cardFace, cardsIn, handOrder } from "./cards";
-import { commandLine, eventLine } from "./describe";
+import { type Namer, commandLine, eventLine, member } from "./describe";
 import { button, el, words } from "./dom";
 import { GAMES, seatFigures, tableArea } from "./games";
 import { AllFoursOptionsSchema } from "./gen/cardgames/v1/all_fours_pb";
@@ -198,6 +198,7 @@ interface Seated {
   total: bigint;
   selected: string | null;
   busy: boolean;
+  lastTrick: J; // All Fours: the last trick won, to show once the table is cleared
   log: HTMLElement[];
 }
 
@@ -210,8 +211,23 @@ function seatNamer(gameId: string, me: number | undefined): (seat: number) => st
   };
 }
 
+/** Names for the seats and the teams of a match, as its viewer says them ("You", "Your team"). */
+function namesFor(gameId: string, view: View | undefined, json: J): Namer & { sides: number; players: number } {
+  const me = view?.seat;
+  const seat = seatNamer(gameId, me);
+  const players = (json.handSizes ?? []).length || Number(json.players ?? 0);
+  const info = view ? GAMES[view.gameName] : undefined;
+  const sides = info ? info.sides(players) : players;
+  const side = (team: number): string => {
+    if (sides === players) return seat(team);
+    const seats = [...Array(players).keys()].filter((index) => index % sides === team);
+    return me !== undefined && seats.includes(me) ? "Your team" : `Team ${seats.join("+")}`;
+  };
+  return { seat, side, sides, players };
+}
+
 function tablePage(gameId: string, token: string | undefined): void {
-  const state: Seated = { gameId, token, json: {}, commands: [], commandsAt: -1n, total: 0n, selected: null, busy: false, log: [] };
+  const state: Seated = { gameId, token, json: {}, commands: [], commandsAt: -1n, total: 0n, selected: null, busy: false, lastTrick: null, log: [] };
   const stop = new AbortController();
   leave = () => stop.abort();
   const status = el("div", { class: "status", id: "status", "aria-live": "polite" }, "Connecting…");
@@ -246,22 +262,17 @@ function tablePage(gameId: string, token: string | undefined): void {
     const view = state.view;
     if (!view) return;
     const me = view.seat;
-    const name = seatNamer(gameId, me);
-    const info = GAMES[view.gameName] ?? { sides: (p: number) => p, title: view.gameName };
+    const names = namesFor(gameId, view, state.json);
+    const name = names.seat;
+    const { players, sides } = names;
     const hands: number[] = (state.json.handSizes ?? []).map(Number);
-    const players = hands.length || Number(state.json.players ?? 0);
-    const sides = info.sides(players);
-    const sideName = (side: number): string => {
-      if (sides === players) return name(side);
-      const seats = [...Array(players).keys()].filter((seat) => seat % sides === side);
-      return me !== undefined && seats.includes(me) ? "Your team" : `Team ${seats.join("+")}`;
-    };
     root.dataset.sequence = String(view.sequence);
     root.dataset.over = String(view.over);
     root.dataset.game = view.gameName;
     const toAct = view.toAct;
     const myTurn = me !== undefined && toAct.includes(me) && !view.over;
     root.classList.toggle("my-turn", myTurn);
+    document.title = `${myTurn ? "● Your turn · " : view.over ? "Over · " : ""}${info(view.gameName)} · cardgames`;
     if (view.over) {
       status.replaceChildren(el("strong", {}, "The match is over. "), el("a", { href: `#/replay/${gameId}${token ? `/${token}` : ""}`, id: "open-replay" }, "Open the replay"), " · ", el("a", { href: "#/" }, "New game"));
       status.className = "status over";
@@ -285,7 +296,7 @@ function tablePage(gameId: string, token: string | undefined): void {
         el("div", { class: "figures" }, ...seatFigures(view.gameName, state.json, seat, sides)));
       return box;
     }));
-    felt.replaceChildren(tableArea(view.gameName, state.json, name, sideName));
+    felt.replaceChildren(tableArea(view.gameName, state.json, names, state.lastTrick));
     // My hand and my moves.
     mine.replaceChildren();
     moves.replaceChildren();
@@ -382,9 +393,12 @@ function tablePage(gameId: string, token: string | undefined): void {
   };
 
   const addLog = (entries: J[]): void => {
-    const name = seatNamer(gameId, state.view?.seat);
+    const names = namesFor(gameId, state.view, state.json);
     for (const entry of entries) {
-      const line = eventLine(entry.event ?? {}, name);
+      const kind = member(member(entry.event)?.[1] ?? null);
+      if (kind && kind[0] === "trickWon") state.lastTrick = kind[1];
+      if (kind && kind[0] === "handStarted") state.lastTrick = null; // a new deal: the old trick's cards are dealt again
+      const line = eventLine(entry.event ?? {}, names);
       if (line) logList.prepend(el("li", { "data-sequence": String(entry.sequence ?? "") }, line));
     }
     while (logList.children.length > 200) logList.lastElementChild?.remove();
@@ -428,6 +442,10 @@ function gameJson(view: View): J {
   return whole[view.game.case] ?? {};
 }
 
+function info(game: string): string {
+  return GAMES[game]?.title ?? game;
+}
+
 // ---------------------------------------------------------------- the replay
 
 function replayPage(gameId: string, token: string | undefined): void {
@@ -451,14 +469,11 @@ function replayPage(gameId: string, token: string | undefined): void {
     }
     if (Number(slider.value) !== sequence) return;
     const json = gameJson(view);
-    const name = seatNamer(gameId, view.seat);
-    const info = GAMES[view.gameName];
-    const players = (json.handSizes ?? []).length;
-    const sides = info ? info.sides(players) : players;
+    const names = namesFor(gameId, view, json);
     stepLabel.textContent = `Event ${sequence} of ${last}`;
     const entry = entries.find((item) => Number(item.sequence) === sequence);
-    current.replaceChildren(entry ? (eventLine(entry.event ?? {}, name) ?? words("(a shuffle)")) : "");
-    felt.replaceChildren(tableArea(view.gameName, json, name, (side) => (sides === players ? name(side) : `Team ${side}`)));
+    current.replaceChildren(entry ? (eventLine(entry.event ?? {}, names) ?? words("(a shuffle)")) : "");
+    felt.replaceChildren(tableArea(view.gameName, json, names, null));
     handRow.replaceChildren(...[...(json.hand ?? [])].sort(handOrder).map((card: string) => cardFace(card, "big")));
   };
   const step = (delta: number): void => {
