@@ -1,6 +1,7 @@
 """The HTTP application: the Connect services by path, CORS for the origins allowed, static files.
 
-* ``POST /<service>/<method>`` (``/cardgames.v1.GameService/SubmitCommand``): the Connect
+* ``POST /<service>/<method>`` (``/cardgames.v1.GameService/SubmitCommand``; another HTTP method:
+  405, ``unimplemented``, since no call is free of side effects, Connect's GET does not apply): the Connect
   protocol (``application/json``, ``application/proto``; streams ``application/connect+json``,
   ``application/connect+proto``) and gRPC-Web (``application/grpc-web``, ``+proto``, ``+json``).
   Another content type is refused before anything is read: HTTP 415 with a Connect error
@@ -28,18 +29,10 @@ Send = Callable[[Message], Awaitable[None]]
 Application = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 STATIC = Path(__file__).resolve().parent / "static"
-#: The content types a Connect or gRPC-Web request may have (without parameters).
-CONTENT_TYPES = frozenset(
-    {
-        "application/json",
-        "application/proto",
-        "application/connect+json",
-        "application/connect+proto",
-        "application/grpc-web",
-        "application/grpc-web+proto",
-        "application/grpc-web+json",
-    }
-)
+#: The content types (without parameters) of gRPC-Web, and of Connect's unary calls and streams.
+GRPC_WEB = frozenset({"application/grpc-web", "application/grpc-web+proto", "application/grpc-web+json"})
+UNARY_TYPES = GRPC_WEB | {"application/json", "application/proto"}
+STREAM_TYPES = GRPC_WEB | {"application/connect+json", "application/connect+proto"}
 #: What browsers may send and read across origins (Connect's and gRPC-Web's headers, and the seat token's).
 ALLOW_HEADERS = ", ".join(
     [
@@ -101,9 +94,13 @@ class HttpApp:
     def __init__(self, services: Iterable[Any], *, cors_origins: Iterable[str] = (), static: Path = STATIC) -> None:
         self.routes: dict[str, Application] = {service.path: service for service in services}
         pool = descriptor_pool.Default()
-        self.procedures = frozenset(
-            f"{path}/{method.name}" for path in self.routes for method in pool.FindServiceByName(path[1:]).methods
-        )
+        #: Every procedure's path, and whether its answer is a stream.
+        self.procedures: dict[str, bool] = {
+            f"{path}/{method.name}": method.server_streaming
+            for path, service in self.routes.items()
+            for method in pool.FindServiceByName(path[1:]).methods
+            if method.name in getattr(service, "methods", (method.name,))
+        }
         self.origins = frozenset(cors_origins)
         self.static = static.resolve()
 
@@ -162,14 +159,29 @@ class HttpApp:
         if service is None:
             await connect_error(send, 404, "unimplemented", f"no such procedure: {scope['path'][:200]}", cors)
             return
+        if scope["method"] != "POST":  # Connect's GET is for calls without side effects: none here
+            await connect_error(
+                send,
+                405,
+                "unimplemented",
+                f"{scope['method'][:10]} is not a call: POST it",
+                [*cors, (b"allow", b"POST")],
+            )
+            return
         content_type = _header(scope, b"content-type").partition(";")[0].strip().lower()
-        if scope["method"] == "POST" and content_type not in CONTENT_TYPES:
+        streams = self.procedures[scope["path"]]
+        if content_type not in (STREAM_TYPES if streams else UNARY_TYPES):
+            connect = (
+                "application/connect+json or application/connect+proto"
+                if streams
+                else ("application/json or application/proto")
+            )
             await connect_error(
                 send,
                 415,
                 "invalid_argument",
-                f"unsupported content type {content_type[:100]!r}: use application/json or application/proto "
-                "(Connect), application/grpc-web+proto (gRPC-Web); native gRPC is on the gRPC port",
+                f"unsupported content type {content_type[:100]!r} for this {'stream' if streams else 'call'}: use "
+                f"{connect} (Connect) or application/grpc-web+proto (gRPC-Web); native gRPC is on the gRPC port",
                 cors,
             )
             return

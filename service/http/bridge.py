@@ -31,6 +31,7 @@ from google.protobuf.message import DecodeError, Message
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from protobuf.wkt import Any as AnyDetail
 
+from cardgames.engine.core.echo import clip
 from cardgames.service.grpc_api import DOMAIN
 
 logger = logging.getLogger(__name__)
@@ -100,12 +101,15 @@ class StrictCodec(Codec[Message, Any]):
         try:
             return self.inner.decode(data, message_class)
         except (json_format.ParseError, DecodeError, ValueError, TypeError, UnicodeDecodeError) as error:
-            raise malformed(f"the request is not a valid {message_class.DESCRIPTOR.name}: {error}") from None
+            raise malformed(clip(f"the request is not a valid {message_class.DESCRIPTOR.name}: {error}")) from None
 
 
 class CompactJsonCodec(Codec[Message, Any]):
     """Protobuf JSON as Connect clients expect it (lowerCamelCase), without the pretty-printing, unknown
     fields refused."""
+
+    def __init__(self) -> None:
+        self.strict = google_protobuf_json_codec(ignore_unknown_fields=False)
 
     def name(self) -> str:
         return "json"
@@ -114,7 +118,7 @@ class CompactJsonCodec(Codec[Message, Any]):
         return json_format.MessageToJson(message, indent=None).encode()
 
     def decode(self, data: bytes | bytearray, message_class: type[Any]) -> Any:
-        return google_protobuf_json_codec(ignore_unknown_fields=False).decode(data, message_class)
+        return self.strict.decode(data, message_class)
 
 
 def codecs() -> list[Codec[Any, Any]]:
@@ -242,15 +246,19 @@ class Bridge:
 
 
 class DescribedApplication(ConnectASGIApplication[Bridge]):
-    """A Connect application built from a service's descriptor, for services that are not in protos/
-    (grpc.health.v1.Health) and so have no generated code."""
+    """A Connect application of a service's unary methods, built from its descriptor, for services that are
+    not in protos/ (grpc.health.v1.Health: Check and List) and so have no generated code."""
 
     def __init__(self, servicer: object, descriptor: ServiceDescriptor, messages: Any) -> None:
         self._path = f"/{descriptor.full_name}"
+        #: Its methods: the unary ones (a streaming servicer method of grpcio writes to its context).
+        self.methods = tuple(method.name for method in descriptor.methods if not method.server_streaming)
 
         def endpoints(bridge: Bridge) -> dict[str, Any]:
             found: dict[str, Any] = {}
             for method in descriptor.methods:
+                if method.name not in self.methods:
+                    continue
                 info = MethodInfo(
                     name=method.name,
                     service_name=descriptor.full_name,

@@ -10,6 +10,7 @@ import http.client
 import json
 import logging
 import ssl
+import urllib.parse
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any, cast
@@ -165,6 +166,9 @@ async def test_bad_input_is_a_connect_error_never_a_500_and_changes_nothing(
     unknown = await call(server, "SubmitCommand", {**command, "cheat": True}, token)
     assert (unknown.status, *error_info(unknown)) == (400, "invalid_argument", "MALFORMED_REQUEST")
     assert "cheat" in unknown.json()["message"]
+    huge = await call(server, "SubmitCommand", {**command, "x" * 100_000: True}, token)
+    assert error_info(huge) == ("invalid_argument", "MALFORMED_REQUEST")
+    assert len(huge.json()["message"].encode()) <= 512  # never repeats the input at length (as over gRPC)
     garbage = await call(server, "SubmitCommand", b"\xff\xff\xff\xff", token, content_type="application/proto")
     assert (garbage.status, *error_info(garbage)) == (400, "invalid_argument", "MALFORMED_REQUEST")
     for content_type in ("text/plain", "application/x-www-form-urlencoded", "application/grpc", ""):
@@ -176,6 +180,9 @@ async def test_bad_input_is_a_connect_error_never_a_500_and_changes_nothing(
     assert (missing.status, *error_info(missing)) == (401, "unauthenticated", "TOKEN_REQUIRED")
     nowhere = await call(server, "Nope", command, token)
     assert (nowhere.status, nowhere.json()["code"]) == (404, "unimplemented")
+    query = "?encoding=json&message=" + urllib.parse.quote(json.dumps(command))
+    got = await call(server, "SubmitCommand" + query, b"", token, verb="GET")  # Connect's GET: not for commands
+    assert (got.status, got.json()["code"], got.headers["allow"]) == (405, "unimplemented", "POST")
     assert await sequence_of(server, game_id) == before  # nothing changed
     assert not [record for record in caplog.records if record.levelno >= logging.ERROR or record.exc_info]
 
@@ -320,3 +327,30 @@ async def test_with_tls_http_is_https_with_the_same_certificate(tmp_path: Path) 
             )
     finally:
         await running.stop(grace=None)
+
+
+async def test_every_procedure_answers_an_empty_request_with_a_connect_answer(server: Running) -> None:
+    assert server.http is not None
+    procedures = server.http.app.procedures
+    assert len(procedures) == 17 and procedures[f"{SERVICE}/Watch"] and not procedures[f"{SERVICE}/GetView"]
+    assert (
+        "/cardgames.v1.TournamentService/GetTournament" in procedures and "/grpc.health.v1.Health/Check" in procedures
+    )
+    for procedure, streams in sorted(procedures.items()):
+        reply = await asyncio.to_thread(
+            _request, server.http.port, "POST", procedure, b"{}", {"content-type": "application/json"}
+        )
+        assert reply.status == (415 if streams else reply.status) and reply.status != 500, (procedure, reply.body)
+        assert reply.json().get("code") != "internal", (procedure, reply.body)
+        if streams:  # a Connect stream: one enveloped message in, the end of the stream (flag 2) says the error
+            reply = await asyncio.to_thread(
+                _request,
+                server.http.port,
+                "POST",
+                procedure,
+                b"\0\0\0\0\2{}",
+                {"content-type": "application/connect+json"},
+            )
+            assert reply.status == 200 and reply.body[0] == 2, (procedure, reply.body)
+            error = json.loads(reply.body[5:])["error"]
+            assert error["code"] in {"invalid_argument", "not_found", "unauthenticated"}, (procedure, error)
