@@ -7,6 +7,32 @@ import { el, words } from "./dom";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
+/** Events a seat does, as a person says them ("You played 4♥"); the others read as their names. */
+const VERBS: Record<string, string> = {
+  cardPlayed: "played",
+  trickWon: "won the trick",
+  stockDrawn: "drew from the stock",
+  discardDrawn: "took the discard",
+  discardDug: "dug into the discard pile",
+  discarded: "discarded",
+  contractMelded: "went down with",
+  meldsAdded: "melded",
+  cardLaidOff: "laid off",
+  jokerSwapped: "swapped a joker",
+  playerWentOut: "went out",
+  bidMade: "bid",
+  captured: "captured",
+  thrown: "threw",
+  built: "built",
+  broken: "broke a house with",
+  sweepScored: "swept the floor",
+  stood: "stood",
+  begged: "begged",
+  gaveOne: "gave one",
+  packRun: "ran the pack",
+  cardExposed: "exposed",
+};
+
 /** Events that say nothing to a person at the table (the seed's commitment, the shuffles, clock ticks). */
 const QUIET = new Set(["matchSeeded", "shuffled", "clockCharged", "matchCreated"]);
 /** Fields not worth a word (configurations, and the seats already named). */
@@ -89,7 +115,7 @@ export function eventLine(event: Json, names: Namer): HTMLElement | null {
   const line = el("span", { class: "line" });
   const seat = body && typeof body === "object" && !Array.isArray(body) ? body.seat : undefined;
   if (typeof seat === "number") line.append(el("b", {}, seatName(seat)), " ");
-  line.append(words(kind));
+  line.append(typeof seat === "number" && VERBS[kind] ? VERBS[kind] : words(kind));
   const out: (Node | string)[] = [];
   parts(body, kind, out, 0);
   namer = null;
