@@ -235,10 +235,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         print("\n".join(asyncio.run(crossing())))
         return
     if args.on_loop:
-        import cardgames.service.games
+        import cardgames.service.games.paging
 
-        cardgames.service.games.costly = lambda rules, state, seat: False
-        cardgames.service.games.LOOP_COMMANDS = 10**9
+        cardgames.service.games.paging.costly = lambda rules, state, seat: False
+        cardgames.service.games.paging.LOOP_COMMANDS = 10**9
     settings = Settings.quick() if args.quick else Settings()
     settings = Settings(budget=args.budget or settings.budget, repeats=args.repeats or settings.repeats,
                         seed=settings.seed, heavy=settings.heavy)

@@ -52,12 +52,12 @@ async def build(games: Games, length: int, rng_seed: int) -> str:
     created = await games.create(GAME, OPTIONS, None, seed=SEED)
     game_id, tokens = created.game_id, created.seat_tokens
     rng = random.Random(rng_seed)
-    live = games._live[UUID(game_id)]
+    live = games.cache[UUID(game_id)]
     while live.sequence < length and not rules.is_over(live.state):
         seat = rng.choice(tuple(rules.to_act(live.state)))
         command = rng.choice(tuple(rules.legal_commands(live.state, seat)))
         await games.submit(game_id, tokens[seat], msgspec.to_builtins(command), live.sequence)
-    await asyncio.gather(*games._background)
+    await games.executor.drain()
     return game_id
 
 
@@ -82,10 +82,9 @@ async def cold_load(store: EventStore, game_id: str, every: int, repeat: int) ->
         began = time.perf_counter()
         view = await games.view(game_id, None)
         times.append((time.perf_counter() - began) * 1000)
-        snapshot = games.snapshots.latest(UUID(game_id), GAME, type(games._live[UUID(game_id)].state))
+        snapshot = games.snapshots.latest(UUID(game_id), GAME, type(games.cache[UUID(game_id)].state))
         folded = view.sequence - (snapshot.sequence if snapshot else 0)
-        games._executor.shutdown(wait=True)
-        games._readers.shutdown(wait=True)
+        games.executor.shutdown()
     return statistics.median(times), folded
 
 

@@ -100,7 +100,7 @@ class StoreReplayProbe(Probe):
         return game_id
 
     def _replay(self) -> Any:
-        """As the service loads a game it does not hold (cardgames.service.games.Games._get)."""
+        """As the service loads a game it does not hold (cardgames.service.games.Games.game)."""
         header, events = self.store.load(self.game_id, load_game)
         game = load_game(header.game)
         config = msgspec.convert(header.config, game.Config)

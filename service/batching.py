@@ -23,9 +23,8 @@ is a write into the page cache, tens of microseconds) is written *inline* when n
 is: with no insert queued or being written, ``submit`` writes in the caller's thread (the
 event loop) and returns a done future, so a lone client pays no thread hop at all. Inserts
 that arrive while one is written queue up for the writer thread as above. A write that took
-long (the disk is slow or a lock is held) turns the inline path off for a while. A store's
-``maintenance`` (none at present: SQLite checkpoints by itself, see ``EventStore.maintenance``)
-runs on the writer thread every ``maintenance_every`` transactions, with inline writes held off.
+long (the disk is slow or a lock is held) turns the inline path off for a while. Nothing else
+runs on the writer thread: SQLite checkpoints its write-ahead log by itself (docs/service.md).
 """
 
 from __future__ import annotations
@@ -34,7 +33,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import Future
 from typing import Any
 
@@ -49,9 +48,6 @@ WRITER_IDLE = 5.0
 #: preempted thread's delay) turns inline writes off for INLINE_PAUSE seconds.
 SLOW_WRITE = 0.1
 INLINE_PAUSE = 5.0
-#: Transactions between two runs of the store's maintenance (SQLite: a checkpoint, which keeps
-#: the write-ahead log well under the 1000 pages at which a commit would checkpoint by itself).
-MAINTENANCE_EVERY = 200
 log = logging.getLogger(__name__)
 
 
@@ -70,24 +66,13 @@ class GroupCommit:
     queue their records and wait for the transaction that carried them.
     """
 
-    def __init__(
-        self,
-        recorder: ApplicationRecorder,
-        max_batch: int = MAX_BATCH,
-        *,
-        inline: bool = False,
-        maintenance: Callable[[], None] | None = None,
-        maintenance_every: int = MAINTENANCE_EVERY,
-    ) -> None:
+    def __init__(self, recorder: ApplicationRecorder, max_batch: int = MAX_BATCH, *, inline: bool = False) -> None:
         """``inline``: write in the caller's thread when nothing else is being written (a store
-        whose commits never wait for the disk); ``maintenance``: run on the writer thread every
-        ``maintenance_every`` transactions.
+        whose commits never wait for the disk).
         """
         self.recorder = recorder
         self.max_batch = max_batch
         self.inline = inline
-        self.maintenance = maintenance
-        self.maintenance_every = maintenance_every
         self.transactions = 0  #: inserts written (for tests and metrics)
         self.batches = 0  #: commands' inserts written through them
         self.inlined = 0  #: of which written in the caller's thread
@@ -96,8 +81,6 @@ class GroupCommit:
         self._writer: threading.Thread | None = None
         self._busy = False  #: an insert is being written (inline or by the writer thread)
         self._inline_after = 0.0  #: monotonic time before which inline writes are off
-        self._maintenance_due = False
-        self._next_maintenance = maintenance_every
         self._closed = False
 
     def __getattr__(self, name: str) -> Any:
@@ -116,8 +99,7 @@ class GroupCommit:
         """
         mine = _Pending(stored_events)
         with self._ready:
-            here = (self.inline and not self._busy and not self._queue and not self._maintenance_due
-                    and time.monotonic() >= self._inline_after)
+            here = self.inline and not self._busy and not self._queue and time.monotonic() >= self._inline_after
             if here:
                 self._busy = True
             else:
@@ -140,18 +122,17 @@ class GroupCommit:
                     self._inline_after = time.monotonic() + INLINE_PAUSE
                     log.info("an inline insert took %.0f ms: inserts go through the writer thread for %gs",
                              took * 1000, INLINE_PAUSE)
-                if self._queue or self._maintenance_due:
+                if self._queue:
                     self._wake_writer()
 
     def close(self, timeout: float = 10.0) -> None:
         """Let the writer thread finish what is queued, then stop it: the store may close after this.
 
-        A store closed under a running writer (a checkpoint mid-way on a connection being closed)
+        A store closed under a running writer (an insert mid-way on a connection being closed)
         can crash the process inside SQLite, so the owner calls this before closing the store.
         """
         with self._ready:
             self._closed = True
-            self._maintenance_due = False
             writer = self._writer
             self._ready.notify_all()
         if writer is not None and writer is not threading.current_thread():
@@ -165,7 +146,7 @@ class GroupCommit:
         self._ready.notify()
 
     def _has_work(self) -> bool:
-        return not self._busy and (bool(self._queue) or self._maintenance_due or self._closed)
+        return not self._busy and (bool(self._queue) or self._closed)
 
     def _write_loop(self) -> None:
         """Write what is queued, one transaction per turn; end after WRITER_IDLE seconds with nothing to do."""
@@ -178,23 +159,13 @@ class GroupCommit:
                     self._writer = None
                     return
                 batch, self._queue = self._queue[: self.max_batch], self._queue[self.max_batch :]
-                maintain, self._maintenance_due = self._maintenance_due and not self._closed, False
-                self._busy = True  # no inline write meanwhile (a checkpoint then completes)
+                self._busy = True  # no inline write meanwhile
             try:
                 if batch:
                     self._write(batch)
-                if maintain and self.maintenance is not None:
-                    self._maintain()
             finally:
                 with self._ready:
                     self._busy = False
-
-    def _maintain(self) -> None:
-        assert self.maintenance is not None
-        try:
-            self.maintenance()
-        except Exception as error:  # the store's own upkeep: the next turn tries again
-            log.warning("store maintenance failed: %s", error)
 
     def _write(self, batch: list[_Pending]) -> None:
         if len(batch) == 1:
@@ -228,12 +199,9 @@ class GroupCommit:
         pending.future.set_result(result)
 
     def _count(self, batches: int) -> None:
-        """Count a transaction; mark the maintenance due every ``maintenance_every`` of them."""
+        """Count a transaction of ``batches`` commands' inserts."""
         self.transactions += 1
         self.batches += batches
-        if self.maintenance is not None and self.transactions >= self._next_maintenance:
-            self._next_maintenance = self.transactions + self.maintenance_every
-            self._maintenance_due = True
 
 
 def group_commit(store: Any, max_batch: int = MAX_BATCH) -> GroupCommit | None:
@@ -243,5 +211,5 @@ def group_commit(store: Any, max_batch: int = MAX_BATCH) -> GroupCommit | None:
         return recorder
     if store.in_memory or os.environ.get(ENV_GROUP_COMMIT) == "0":  # 0: one transaction per command
         return None
-    store.recorder = GroupCommit(recorder, max_batch, inline=store.quick_writes, maintenance=store.maintenance)
+    store.recorder = GroupCommit(recorder, max_batch, inline=store.quick_writes)
     return store.recorder

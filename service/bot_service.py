@@ -28,7 +28,8 @@ from cardgames.v1 import bots_pb2, bots_pb2_grpc
 
 from cardgames.service.clocks import ClockInfo, ClockKeeper
 from cardgames.service.games import Entry, Games, MissingToken, ServiceError, ViewResult
-from cardgames.service.grpc_api import _token, entry_messages, error_status, field_number, view_message, with_commands
+from cardgames.service.grpc_api import entry_messages, field_number, view_message, with_commands
+from cardgames.service.grpc_errors import error_status, token_of
 
 log = logging.getLogger(__name__)
 _LEGAL_COMMANDS = field_number(bots_pb2.DecisionsResponse, "legal_commands")
@@ -50,7 +51,7 @@ class Decision:
 
 async def final_ranks(games: Games, game_id: str) -> tuple[list[int], int, Any]:
     """The outcome of an ended match per seat (0 best), its last sequence, and its folded state."""
-    live = await games._get(game_id)
+    live = await games.game(game_id)
     return list(live.rules.outcome(live.state)), live.sequence, live.state
 
 
@@ -124,7 +125,7 @@ class BotServiceApi(bots_pb2_grpc.BotServiceServicer):
     ) -> AsyncIterator[bots_pb2.DecisionsResponse | bytes]:
         after = request.after_sequence if request.HasField("after_sequence") else None
         try:
-            stream = await decisions(self.games, self.clocks, request.game_id, _token(context), after)
+            stream = await decisions(self.games, self.clocks, request.game_id, token_of(context), after)
         except ServiceError as error:
             await context.abort_with_status(error_status(error))
             return

@@ -108,7 +108,7 @@ class ClockKeeper:
         """Keep the clock of a match (again after a restart: the banks come from its log)."""
         if game_id in self._matches and not self._matches[game_id].over:
             return
-        live = await self.games._get(game_id)
+        live = await self.games.game(game_id)
         banks_now: dict[int, int] = getattr(live.state, "banks", {}) or {}
         players = len(tokens)
         now = self.now()

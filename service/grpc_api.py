@@ -4,165 +4,31 @@ Authentication: a seat's token goes in the call metadata under ``cardgames-token
 Without it the caller is a spectator (GetView, Watch, GetLog show the public view);
 SubmitCommand and ListLegalCommands need it.
 
-Errors are rich: the status carries a ``google.rpc.Status`` (grpcio-status) whose details
-hold a ``google.rpc.ErrorInfo`` with domain ``cardgames``, ``reason`` an UPPER_SNAKE_CASE
-constant and ``metadata`` with what else is known; a rules rejection also carries a
-``cardgames.v1.Rejection``. The reasons and their gRPC codes:
-
-=====================  ===================  ===============================================
-reason                 gRPC code            when
-=====================  ===================  ===============================================
-GAME_OVER              FAILED_PRECONDITION  the match has ended (FORMAT.md ``game_over``)
-NOT_YOUR_TURN          FAILED_PRECONDITION  FORMAT.md ``not_your_turn``
-ILLEGAL_MOVE           FAILED_PRECONDITION  FORMAT.md ``illegal_move``
-INVALID_COMMAND        INVALID_ARGUMENT     FORMAT.md ``invalid_command`` (also: no command,
-                                            another game's command)
-UNKNOWN_GAME           INVALID_ARGUMENT     CreateGame names no known game
-INVALID_OPTIONS        INVALID_ARGUMENT     unknown option values, a bad player count,
-                                            another game's options
-INVALID_SEED           INVALID_ARGUMENT     a seed that is not 64 hex digits
-INVALID_SETUP          INVALID_ARGUMENT     stacked decks or dealer the game cannot start from
-INVALID_SEQUENCE       INVALID_ARGUMENT     a sequence outside the log
-INVALID_GAME_ID        INVALID_ARGUMENT     a game id that is not a UUID
-GAME_NOT_FOUND         NOT_FOUND            no game with that id
-TOKEN_REQUIRED         UNAUTHENTICATED      the call acts for a seat and has no token
-TOKEN_INVALID          PERMISSION_DENIED    the token is not a seat token of the game
-STALE_SEQUENCE         ABORTED              expected_sequence is not the latest (retry)
-MALFORMED_REQUEST      INVALID_ARGUMENT     the request bytes are not the method's message
-RATE_LIMITED           RESOURCE_EXHAUSTED   over the caller's rate limit (RetryInfo)
-STORE_UNAVAILABLE      UNAVAILABLE          the store failed or timed out (disk full,
-                                            database down); a command's outcome is unknown
-OUT_OF_RANGE           OUT_OF_RANGE         a command whose events or view would hold a
-                                            number past its wire type (a game created
-                                            before the options' bounds); nothing written
-WORK_DEADLINE          DEADLINE_EXCEEDED    a costly listing (a crowded Seep floor under
-                                            B-7) took longer than the engine workers'
-                                            deadline (``cardgames serve --work-deadline``)
-WORKERS_BUSY           RESOURCE_EXHAUSTED   too many costly requests of the game (or in
-                                            all) wait for the engine workers already
-WORKER_FAILED          UNAVAILABLE          the engine workers could not do the work
-=====================  ===================  ===============================================
-
-For a rejection, ``metadata`` holds ``code`` (the FORMAT.md code as written there),
-``rule`` and ``message``; for STALE_SEQUENCE, ``expected`` and ``sequence`` (the latest).
-No refused call writes anything.
+Errors are rich statuses (service/grpc_errors.py has the reasons and their gRPC codes).
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import aclosing
-from functools import wraps
 from typing import Any, TypeVar
 
 import grpc
 import msgspec
 from cardgames import wire
-from cardgames.v1 import bots_pb2, common_pb2, game_service_pb2, game_service_pb2_grpc
-from google.protobuf import any_pb2
+from cardgames.v1 import bots_pb2, game_service_pb2, game_service_pb2_grpc
 from google.protobuf.message import Message
-from google.rpc import code_pb2, error_details_pb2, status_pb2
-from grpc_status import rpc_status
 
 from cardgames.engine.core.echo import clip, echo
 from cardgames.engine.core.protocol import Malformed
-from cardgames.service.games import (
-    EntropyStatus,
-    Entry,
-    GameNotFoundError,
-    Games,
-    InvalidOptions,
-    InvalidRequest,
-    LogResult,
-    MissingToken,
-    NotNow,
-    Rejected,
-    ServiceError,
-    StaleSequenceError,
-    StoreUnavailable,
-    UnknownGameError,
-    Unservable,
-    ViewResult,
-    WorkDeadline,
-    WorkerFailed,
-    WorkersBusy,
-    WrongToken,
-)
+from cardgames.service.games import EntropyStatus, Entry, Games, InvalidOptions, LogResult, ServiceError, ViewResult
+from cardgames.service.grpc_errors import DOMAIN, TOKEN_METADATA, error_status, token_of, unary
 
-TOKEN_METADATA = "cardgames-token"
-DOMAIN = "cardgames"
+__all__ = ["DOMAIN", "SERVICE_NAME", "TOKEN_METADATA", "GameServiceApi", "error_status"]
+
 SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
 
-R = TypeVar("R")
 M = TypeVar("M", bound=Message)
-
-_CODES: dict[type[ServiceError], int] = {
-    UnknownGameError: code_pb2.INVALID_ARGUMENT,
-    InvalidOptions: code_pb2.INVALID_ARGUMENT,
-    InvalidRequest: code_pb2.INVALID_ARGUMENT,
-    GameNotFoundError: code_pb2.NOT_FOUND,
-    MissingToken: code_pb2.UNAUTHENTICATED,
-    WrongToken: code_pb2.PERMISSION_DENIED,
-    StaleSequenceError: code_pb2.ABORTED,
-    StoreUnavailable: code_pb2.UNAVAILABLE,
-    NotNow: code_pb2.FAILED_PRECONDITION,
-    Unservable: code_pb2.OUT_OF_RANGE,
-    WorkDeadline: code_pb2.DEADLINE_EXCEEDED,
-    WorkersBusy: code_pb2.RESOURCE_EXHAUSTED,
-    WorkerFailed: code_pb2.UNAVAILABLE,
-}
-_REJECTION_CODES = {"INVALID_COMMAND": code_pb2.INVALID_ARGUMENT}
-
-
-def error_status(error: ServiceError) -> grpc.Status:
-    """The rich status of a refused call: ErrorInfo (and the Rejection of a rules refusal).
-
-    Every text in it is clipped to ``MESSAGE_BYTES`` (engine/core/echo.py): a message that
-    repeats a client's input never grows with it, and the status always fits the trailers
-    (a peer drops trailers past 8-16 KB, and the caller would get RESOURCE_EXHAUSTED instead).
-    """
-    if isinstance(error, Rejected):
-        code = _REJECTION_CODES.get(error.reason, code_pb2.FAILED_PRECONDITION)
-    else:
-        code = next((c for kind, c in _CODES.items() if isinstance(error, kind)), code_pb2.INVALID_ARGUMENT)
-    metadata = {key: clip(value) for key, value in error.metadata.items()}
-    details = [error_details_pb2.ErrorInfo(reason=error.reason, domain=DOMAIN, metadata=metadata)]
-    if isinstance(error, Rejected):
-        rejection = error.rejection
-        details.append(
-            wire.to_message(
-                common_pb2.Rejection,
-                {"code": rejection.code.value, "reason": rejection.code.value,
-                 "message": clip(rejection.message), "rule": clip(rejection.rule)},
-            )
-        )
-    packed = []
-    for detail in details:
-        any_detail = any_pb2.Any()
-        any_detail.Pack(detail)
-        packed.append(any_detail)
-    return rpc_status.to_status(status_pb2.Status(code=code, message=clip(error.message), details=packed))
-
-
-def _token(context: grpc.aio.ServicerContext) -> str | None:
-    for key, value in context.invocation_metadata() or ():
-        if key == TOKEN_METADATA:
-            return value if isinstance(value, str) else value.decode("utf-8", "replace")
-    return None
-
-
-def _unary(
-    method: Callable[[Any, Any, grpc.aio.ServicerContext], Awaitable[R]],
-) -> Callable[[Any, Any, grpc.aio.ServicerContext], Awaitable[R]]:
-    @wraps(method)
-    async def handler(self: Any, request: Any, context: grpc.aio.ServicerContext) -> R:
-        try:
-            return await method(self, request, context)
-        except ServiceError as error:
-            await context.abort_with_status(error_status(error))
-            raise  # abort raises; this line is never reached
-
-    return handler
 
 
 def request_options(request: Any) -> dict[str, Any]:
@@ -319,7 +185,7 @@ class GameServiceApi(game_service_pb2_grpc.GameServiceServicer):
     def __init__(self, games: Games) -> None:
         self.games = games
 
-    @_unary
+    @unary
     async def CreateGame(
         self, request: game_service_pb2.CreateGameRequest, context: grpc.aio.ServicerContext
     ) -> game_service_pb2.CreateGameResponse:
@@ -337,32 +203,32 @@ class GameServiceApi(game_service_pb2_grpc.GameServiceServicer):
             seed_commitment=created.seed_commitment, head=created.head,
         )
 
-    @_unary
+    @unary
     async def GetView(
         self, request: game_service_pb2.GetViewRequest, context: grpc.aio.ServicerContext
     ) -> game_service_pb2.GetViewResponse:
         sequence = request.sequence if request.HasField("sequence") else None
-        result = await self.games.view(request.game_id, _token(context), sequence)
+        result = await self.games.view(request.game_id, token_of(context), sequence)
         return game_service_pb2.GetViewResponse(view=view_message(result))
 
-    @_unary
+    @unary
     async def ListLegalCommands(  # type: ignore[override]  # (bytes: PreEncoded)
         self, request: game_service_pb2.ListLegalCommandsRequest, context: grpc.aio.ServicerContext
     ) -> game_service_pb2.ListLegalCommandsResponse | bytes:
-        result = await self.games.legal_commands(request.game_id, _token(context), request.offset, request.page_size,
+        result = await self.games.legal_commands(request.game_id, token_of(context), request.offset, request.page_size,
                                                  wire=_COMMANDS)
         response = game_service_pb2.ListLegalCommandsResponse(
             sequence=result.sequence, seat=result.seat, total=result.total, offset=result.offset
         )
         return with_commands(response, "commands", result.game, result.commands, result.encoded)
 
-    @_unary
+    @unary
     async def SubmitCommand(
         self, request: game_service_pb2.SubmitCommandRequest, context: grpc.aio.ServicerContext
     ) -> game_service_pb2.SubmitCommandResponse:
         game, command = command_data(request.command)
         expected = request.expected_sequence if request.HasField("expected_sequence") else None
-        accepted = await self.games.submit(request.game_id, _token(context), command, expected, for_game=game)
+        accepted = await self.games.submit(request.game_id, token_of(context), command, expected, for_game=game)
         response = game_service_pb2.SubmitCommandResponse(sequence=accepted.sequence, head=accepted.head)
         add_entries(response.events, accepted.game, accepted.entries)
         return response
@@ -372,7 +238,7 @@ class GameServiceApi(game_service_pb2_grpc.GameServiceServicer):
     ) -> AsyncIterator[game_service_pb2.WatchResponse]:
         after = request.after_sequence if request.HasField("after_sequence") else None
         try:
-            items = await self.games.watch(request.game_id, _token(context), after)
+            items = await self.games.watch(request.game_id, token_of(context), after)
         except ServiceError as error:
             await context.abort_with_status(error_status(error))
             return
@@ -382,23 +248,23 @@ class GameServiceApi(game_service_pb2_grpc.GameServiceServicer):
                 add_entries(response.events, item.view.game, item.entries)
                 yield response
 
-    @_unary
+    @unary
     async def GetLog(
         self, request: game_service_pb2.GetLogRequest, context: grpc.aio.ServicerContext
     ) -> game_service_pb2.GetLogResponse:
-        result = await self.games.log(request.game_id, _token(context), request.after_sequence, request.limit)
+        result = await self.games.log(request.game_id, token_of(context), request.after_sequence, request.limit)
         return log_response(result)
 
-    @_unary
+    @unary
     async def CommitEntropy(
         self, request: game_service_pb2.CommitEntropyRequest, context: grpc.aio.ServicerContext
     ) -> game_service_pb2.CommitEntropyResponse:
-        status = await self.games.commit_entropy(request.game_id, _token(context), request.commitment)
+        status = await self.games.commit_entropy(request.game_id, token_of(context), request.commitment)
         return game_service_pb2.CommitEntropyResponse(status=entropy_message(status))
 
-    @_unary
+    @unary
     async def RevealEntropy(
         self, request: game_service_pb2.RevealEntropyRequest, context: grpc.aio.ServicerContext
     ) -> game_service_pb2.RevealEntropyResponse:
-        status = await self.games.reveal_entropy(request.game_id, _token(context), request.entropy)
+        status = await self.games.reveal_entropy(request.game_id, token_of(context), request.entropy)
         return game_service_pb2.RevealEntropyResponse(status=entropy_message(status))

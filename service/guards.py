@@ -21,6 +21,7 @@ Only unary-request methods are wrapped (all of GameService's); others pass throu
 from __future__ import annotations
 
 import hashlib
+import inspect
 import ipaddress
 import time
 from collections import OrderedDict
@@ -77,8 +78,11 @@ def _wrap(
             unary(handler.unary_unary), request_deserializer, handler.response_serializer
         )
     if handler.unary_stream is not None:
+        # A streaming handler that writes with ``context.write`` (health's Watch) is a coroutine, not an
+        # async generator: it is wrapped as a unary one (what it returns is not the stream).
+        streaming = stream if inspect.isasyncgenfunction(handler.unary_stream) else unary
         return grpc.unary_stream_rpc_method_handler(
-            stream(handler.unary_stream), request_deserializer, handler.response_serializer
+            streaming(handler.unary_stream), request_deserializer, handler.response_serializer
         )
     return handler
 

@@ -1,7 +1,8 @@
 """The gRPC server: GameService, health (grpc.health.v1) and reflection (v1 and v1alpha), on grpc.aio.
 
-Optional: TLS (``tls=(certificate_chain_pem, private_key_pem)``) and per-caller rate
-limits (``limits``, see :mod:`cardgames.service.guards`). Undecodable requests are always refused with
+Optional: TLS (``tls=(certificate_chain_pem, private_key_pem)``), per-caller rate
+limits (``limits``, see :mod:`cardgames.service.guards`) and Prometheus metrics over HTTP
+(``metrics="HOST:PORT"``, see :mod:`cardgames.service.metrics`). Undecodable requests are always refused with
 INVALID_ARGUMENT. With a shared store (PostgreSQL) the application layer subscribes to the
 store's feed, so several processes can serve the same games (docs/operations.md).
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import logging
 import signal
 import socket
 from collections.abc import Callable, Sequence
@@ -26,6 +28,7 @@ from cardgames.service.bots_server import BotServices, add_bot_services
 from cardgames.service.games import Games
 from cardgames.service.grpc_api import SERVICE_NAME, GameServiceApi, PreEncoded
 from cardgames.service.guards import Limits, MalformedRequests, RateLimit
+from cardgames.service.metrics import Metrics
 from cardgames.service.reflection import Health, enable_reflection
 from cardgames.service.store import EventStore
 from cardgames.service.workers import Workers
@@ -39,6 +42,7 @@ DEFAULT_ADDRESS = "127.0.0.1:50051"
 #: could bind a port that a running one holds, and the kernel would split the connections
 #: between them (games "vanish", sequences go backwards): never.
 SERVER_OPTIONS = (("grpc.so_reuseport", 0),)
+log = logging.getLogger(__name__)
 
 
 class AddressError(ValueError):
@@ -90,6 +94,9 @@ class Running:
     health: health.aio.HealthServicer
     #: BotService's clocks and TournamentService's tournaments (service/bots_server.py).
     bots: BotServices | None = None
+    #: The server's metrics (None: off), and the port they are served on over HTTP.
+    metrics: Metrics | None = None
+    metrics_port: int | None = None
     #: The HTTP listener (Connect, gRPC-Web) over the same application layer, if one was started.
     http: HttpRunning | None = None
     #: The per-caller limits (None: none), shared by both listeners: one budget per caller, whichever it uses.
@@ -100,6 +107,8 @@ class Running:
         if self.http is not None:
             await self.http.stop()
         await self.server.stop(grace)
+        if self.metrics is not None:
+            await self.metrics.close()
         if self.bots is not None:
             await self.bots.close()
         await self.games.close()
@@ -113,20 +122,28 @@ async def start(
     limits: Limits | None = None,
     games: Games | None = None,
     workers: Workers | None = None,
+    metrics: str | None = None,
 ) -> Running:
     """Start serving on ``address`` (``host:0`` picks a free port) with ``store`` (default: from the env).
 
     ``tls``: (PEM certificate chain, PEM private key) to serve over TLS only; ``limits``: per-caller
     rate limits (None: none); ``games``: an application layer to serve instead of a new one on ``store``;
-    ``workers``: its engine worker processes (default: cardgames.service.workers' defaults, started when first needed).
+    ``workers``: its engine worker processes (default: cardgames.service.workers' defaults, started when first needed);
+    ``metrics``: ``HOST:PORT`` to serve Prometheus metrics on over HTTP (port 0: any; None: no metrics).
     """
     host, port = parse_address(address)  # before anything: grpc would wrap a port past 65535
+    metrics_at = parse_address(metrics) if metrics is not None else None
+    meter = Metrics() if metrics_at is not None else None
     if games is None:
-        games = Games(store if store is not None else EventStore.from_url(), pool=workers)
+        store = store if store is not None else EventStore.from_url()
+        games = Games(meter.watch_store(store) if meter is not None else store, pool=workers)
     interceptors: list[grpc.aio.ServerInterceptor] = [MalformedRequests(), PreEncoded()]
     rate_limit = RateLimit(limits) if limits is not None else None
     if rate_limit is not None:
         interceptors.insert(0, rate_limit)  # outermost: garbage counts against the limit too
+    if meter is not None:
+        interceptors.insert(0, meter.interceptor)  # before the limits: it counts their refusals
+        meter.watch_games(games)
     server = grpc.aio.server(interceptors=interceptors, options=SERVER_OPTIONS)
     game_service_pb2_grpc.add_GameServiceServicer_to_server(GameServiceApi(games), server)
     bots = add_bot_services(games, server)
@@ -149,11 +166,30 @@ async def start(
     if bound == 0:
         await games.close()
         raise CannotListen(f"cannot listen on {address}: {problem or _why_not(host, port) or 'gRPC could not bind it'}")
+    metrics_port = None
+    if meter is not None and metrics_at is not None:
+        try:
+            metrics_port = _serve_metrics(meter, *metrics_at)
+        except CannotListen:
+            await server.stop(None)
+            await games.close()
+            raise
     await games.open()
     await server.start()
     for name in ("", SERVICE_NAME, *BOT_SERVICE_NAMES):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    return Running(server, bound, games, health_servicer, bots, rate_limit=rate_limit)
+    return Running(server, bound, games, health_servicer, bots, meter, metrics_port, rate_limit=rate_limit)
+
+
+def _serve_metrics(meter: Metrics, host: str, port: int) -> int:
+    """Serve ``meter`` over HTTP on ``host:port``: the bound port, else CannotListen with the reason."""
+    problem = _why_not(host, port)
+    if problem is None:
+        try:
+            return meter.serve(host, port)
+        except OSError as error:
+            problem = error.strerror or str(error)
+    raise CannotListen(f"cannot serve metrics on {host}:{port}: {problem}")
 
 
 async def serve(
@@ -164,12 +200,13 @@ async def serve(
     tls: tuple[bytes, bytes] | None = None,
     limits: Limits | None = None,
     workers: Workers | None = None,
+    metrics: str | None = None,
     http: str | None = None,
     cors_origins: Sequence[str] = (),
 ) -> None:
     """Serve until SIGINT or SIGTERM, then stop gracefully (the engine workers start at once). ``http``:
     also serve Connect and gRPC-Web on that HOST:PORT (service/http/), ``cors_origins`` allowed there."""
-    running = await start(address, store, tls=tls, limits=limits, workers=workers)
+    running = await start(address, store, tls=tls, limits=limits, workers=workers, metrics=metrics)
     if http is not None:
         from cardgames.service.http.server import start_http  # (it imports this module)
 
@@ -190,9 +227,15 @@ async def serve(
     pool = running.games.pool
     extras.append(f"{pool.size} engine worker{'s' if pool.size != 1 else ''}, deadline {pool.deadline:g}s")
     announce(f"cardgames: serving GameService on {host}:{running.port} ({'; '.join(extras)})")
+    log.info("serving GameService on %s:%d", host, running.port,
+             extra={"address": f"{host}:{running.port}", "store": store.describe()})
     if running.http is not None:
         web = f"{http.rsplit(':', 1)[0] if http else host}:{running.http.port}"
         announce(f"cardgames: serving Connect and gRPC-Web on http{'s' if tls else ''}://{web}/")
+    if running.metrics_port is not None and metrics is not None:
+        where = f"http://{metrics.rsplit(':', 1)[0]}:{running.metrics_port}/metrics"
+        announce(f"cardgames: metrics on {where}")
+        log.info("metrics on %s", where, extra={"metrics": where})
     if running.bots is not None:
         resumed = await running.bots.tournaments.resume_all()
         if resumed:
@@ -206,4 +249,5 @@ async def serve(
         await stopping.wait()
     finally:
         announce("cardgames: stopping")
+        log.info("stopping")
         await running.stop()

@@ -25,7 +25,7 @@ the recorder's primary key (originator_id, originator_version) is the optimistic
 concurrency check: a second writer at the same sequence gets the library's
 IntegrityError, raised here as :class:`StaleSequence`, and nothing of its batch is written.
 
-Where the store lives is given by a URL (``--store`` or ``CARDGAMES_STORE``):
+Where the store lives is given by a URL (``--store`` or ``CARDGAMES_STORE``; service/store_location.py):
 
 * ``memory:``: the library's plain-Python recorder (tests);
 * ``sqlite:///abs/path/file.sqlite`` (the URL's path, as in file URLs;
@@ -43,12 +43,10 @@ in-memory store's, and a SQLite insert that group commit makes inline (service/b
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Future
 from functools import cache
-from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, unquote, urlsplit
 from uuid import UUID, uuid5
 
 import msgspec
@@ -58,17 +56,33 @@ from eventsourcing.persistence import (
     IntegrityError,
     StoredEvent,
 )
-from eventsourcing.sqlite import SQLiteConnection, SQLiteConnectionPool
 from eventsourcing.utils import Environment
 
 from cardgames.engine.core.protocol import GameRules
+from cardgames.service.store_location import (
+    ENV_SQLITE_SYNCHRONOUS,
+    ENV_STORE,
+    StoreError,
+    describe_environment,
+    environment_for_url,
+    resolve_environment,
+    tune_sqlite,
+)
 
-DEFAULT_SQLITE = Path("data") / "cardgames.sqlite"
-ENV_STORE = "CARDGAMES_STORE"
-#: SQLite's ``synchronous`` on the store's connections (the URL's ``?synchronous=``, else this
-#: variable): NORMAL by default, FULL or EXTRA to flush the log to disk at every commit.
-ENV_SQLITE_SYNCHRONOUS = "CARDGAMES_SQLITE_SYNCHRONOUS"
-SQLITE_SYNCHRONOUS = ("NORMAL", "FULL", "EXTRA")
+#: Also importable from here: where the store is (service/store_location.py).
+__all__ = [
+    "ENV_STORE",
+    "EntropyRecord",
+    "EventStore",
+    "GameNotFound",
+    "Header",
+    "Note",
+    "StaleSequence",
+    "StoreError",
+    "environment_for_url",
+    "resolve_environment",
+]
+
 HEADER_VERSION = 0
 HEADER_TOPIC = "cardgames.header"
 HEADER_FORMAT = 1
@@ -121,10 +135,6 @@ class EntropyRecord(msgspec.Struct, frozen=True):
     value: str
 
 
-class StoreError(Exception):
-    """A problem with the store itself (bad URL, unreachable database)."""
-
-
 class StaleSequence(Exception):
     """Another command was written at this sequence first; nothing of this batch was written."""
 
@@ -137,107 +147,6 @@ class StaleSequence(Exception):
 class GameNotFound(KeyError):
     def __str__(self) -> str:
         return f"no game with id {self.args[0]}"
-
-
-# ---------------------------------------------------------------------------
-# Where the store is.
-
-
-def environment_for_url(url: str) -> dict[str, str]:
-    """The eventsourcing environment (PERSISTENCE_MODULE, ...) for a store URL."""
-    if url in ("memory:", "memory://", "memory"):
-        return {"PERSISTENCE_MODULE": "eventsourcing.popo"}
-    parts = urlsplit(url)
-    if parts.scheme == "sqlite":
-        path = unquote(parts.path)
-        if parts.netloc:  # sqlite://relative/path
-            path = parts.netloc + path
-        elif path.startswith(("/./", "/../")):
-            path = path[1:]  # sqlite:///./data/x.sqlite: relative to the working directory
-        elif path.startswith("//"):
-            path = path[1:]  # sqlite:////abs/x.sqlite (SQLAlchemy's absolute form)
-        if not path or path == "/":
-            raise StoreError(f"the SQLite URL names no file: {url!r}")
-        if path != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-        env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": path}
-        synchronous = parse_qs(parts.query).get("synchronous")
-        if synchronous:
-            env[ENV_SQLITE_SYNCHRONOUS] = synchronous[0]
-        return env
-    if parts.scheme in ("postgresql", "postgres"):
-        dbname = unquote(parts.path.lstrip("/"))
-        if not dbname or not parts.hostname:
-            raise StoreError(f"a PostgreSQL URL needs a host and a database: {url!r}")
-        env = {
-            "PERSISTENCE_MODULE": "eventsourcing.postgres",
-            "POSTGRES_DBNAME": dbname,
-            "POSTGRES_HOST": parts.hostname,
-            "POSTGRES_PORT": str(parts.port or 5432),
-            "POSTGRES_USER": unquote(parts.username or "postgres"),
-            "POSTGRES_PASSWORD": unquote(parts.password or ""),
-        }
-        schema = parse_qs(parts.query).get("schema")
-        if schema:
-            env["POSTGRES_SCHEMA"] = schema[0]
-        return env
-    raise StoreError(f"unknown store URL {url!r}: use memory:, sqlite:///path or postgresql://user@host/db")
-
-
-def resolve_environment(url: str | None = None, environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The store's environment: the URL, else CARDGAMES_STORE, else the library's, else SQLite."""
-    environ = os.environ if environ is None else environ
-    if url:
-        return environment_for_url(url)
-    if environ.get(ENV_STORE):
-        return environment_for_url(environ[ENV_STORE])
-    if environ.get("PERSISTENCE_MODULE"):
-        env = dict(environ)
-        if env.get("SQLITE_DBNAME") and env["SQLITE_DBNAME"] != ":memory:":
-            Path(env["SQLITE_DBNAME"]).parent.mkdir(parents=True, exist_ok=True)
-        return env
-    return environment_for_url(f"sqlite:///./{DEFAULT_SQLITE}")
-
-
-def describe_environment(env: Mapping[str, str]) -> str:
-    """A short, password-free description of where the store is (for logs)."""
-    module = env.get("PERSISTENCE_MODULE", "eventsourcing.popo")
-    if module.endswith("sqlite"):
-        return f"sqlite:{env.get('SQLITE_DBNAME')}"
-    if module.endswith("postgres"):
-        return f"postgresql://{env.get('POSTGRES_USER')}@{env.get('POSTGRES_HOST')}:" \
-               f"{env.get('POSTGRES_PORT', '5432')}/{env.get('POSTGRES_DBNAME')}"
-    return "memory"
-
-
-def tune_sqlite(factory: InfrastructureFactory, synchronous: str | None = None) -> str | None:
-    """Set ``PRAGMA synchronous`` (default NORMAL) on every connection of a SQLite file store.
-
-    The library opens SQLite files in WAL mode with SQLite's default ``synchronous=FULL``: every
-    commit waits for the write-ahead log to reach the disk (an fsync, 0.5 to several ms, per
-    command). With NORMAL a commit is in the WAL file (the operating system's page cache) when it
-    returns and the WAL is flushed at checkpoints: an accepted command survives a crash or kill of
-    the process (the database stays consistent in every case), and only a power loss or an
-    operating-system crash may lose the last commits. FULL (or EXTRA) keeps a flush per commit.
-    Call before the first connection is made (the pool opens them lazily). Returns the level
-    set, None when the store is not a SQLite file.
-    """
-    level = (synchronous or "NORMAL").upper()
-    if level not in SQLITE_SYNCHRONOUS:
-        choices = ", ".join(SQLITE_SYNCHRONOUS)
-        raise StoreError(f"unknown SQLite synchronous setting {synchronous!r}: use one of {choices}")
-    pool = getattr(getattr(factory, "datastore", None), "pool", None)
-    if not isinstance(pool, SQLiteConnectionPool) or pool.is_sqlite_memory_mode:
-        return None
-    connect = pool._create_connection
-
-    def tuned() -> SQLiteConnection:
-        connection = connect()
-        connection.cursor().execute(f"PRAGMA synchronous={level}")
-        return connection
-
-    pool._create_connection = tuned  # type: ignore[method-assign]
-    return level
 
 
 # ---------------------------------------------------------------------------
@@ -321,30 +230,6 @@ class EventStore:
     def quick_writes(self) -> bool:
         """A commit never waits for the disk (a SQLite file with synchronous=NORMAL): tens of microseconds."""
         return self.synchronous == "NORMAL"
-
-    @property
-    def maintenance(self) -> Callable[[], None] | None:
-        """The store's periodic upkeep for the group commit's writer thread: none for now.
-
-        Explicit WAL checkpoints from the writer thread (``checkpoint``) crashed the process once
-        inside SQLite in CI, so they are off: SQLite checkpoints by itself when its log reaches
-        1000 pages, inside whichever commit crosses that point.
-        """
-        return None
-
-    def checkpoint(self) -> None:
-        """Copy SQLite's write-ahead log into the database file (PASSIVE: waits for no reader or writer).
-
-        SQLite does it by itself in whichever commit makes the log 1000 pages long, which may be
-        one made inline on the event loop (service/batching.py), disk flushes included; done
-        here every few hundred pages, on the group commit's writer thread, that point is not
-        reached in normal operation.
-        """
-        datastore: Any = getattr(self.factory, "datastore", None)
-        with datastore.get_connection(commit=False) as connection:
-            cursor = connection.cursor()
-            cursor.execute("PRAGMA wal_checkpoint(PASSIVE)")
-            cursor.fetchall()
 
     def close(self) -> None:
         self.factory.close()

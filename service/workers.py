@@ -9,8 +9,8 @@ hundreds of milliseconds anywhere. Compiled code holds the interpreter lock thro
 thread would not free the loop: that work runs here, in processes of its own.
 
 :class:`Workers` is the pool. Each worker is a child process (``python -c`` running
-:func:`main`) that reads tasks from its stdin and writes answers to its stdout, one at a time,
-as length-prefixed pickles. It runs at the lowest priority (``nice`` + :data:`NICENESS`) and as a
+service/worker_process.py) that reads tasks from its stdin and writes answers to its stdout, one at
+a time, as length-prefixed pickles. It runs at the lowest priority (``nice`` + ``NICENESS``) and as a
 batch process (Linux ``SCHED_BATCH``: a worker woken by a task does not preempt the server that
 sent it), so that it takes only the CPU the server leaves: on two cores, with the workers at
 ``nice`` +10, another game's SubmitCommand p99 was 1.9-3.4 times its p99 alone while a worker
@@ -23,7 +23,7 @@ What a task carries (measured: docs/seep_legal_commands.md): the game's name, th
 state (a frozen msgspec struct: 0.6-0.85 KB pickled, 6-18 microseconds each way; the seat-event
 wrapper, a class made at run time, stays behind), the seat, and for a decision the seat's view,
 the policy (with its memory) and its ``random.Random``. A worker keeps the last
-:data:`LISTINGS_KEPT` listings it made, by (game, sequence, seat), and the pool sends a task to
+``LISTINGS_KEPT`` listings it made, by (game, sequence, seat), and the pool sends a task to
 the idle worker that holds its listing, so the pages of one position and the command a bot picks
 by index cost one count.
 
@@ -46,24 +46,19 @@ import contextlib
 import logging
 import os
 import pickle
-import signal
-import struct
 import sys
-import time
 from collections import OrderedDict, deque
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
+
+from cardgames.service.worker_process import FRAME, LISTINGS_KEPT
 
 log = logging.getLogger(__name__)
 
 #: Seconds a task may run (``cardgames serve --work-deadline``); it may wait as long for a worker.
 DEFAULT_DEADLINE = 10.0
-#: How much lower a worker's scheduling priority is than the server's (19: the lowest).
-NICENESS = 19
-#: Listings a worker keeps for the pages and picks that follow (a crowded count's memo is megabytes).
-LISTINGS_KEPT = 16
 #: Tasks that may wait: of one game, and per worker in all.
 QUEUED_PER_GAME = 4
 QUEUED_PER_WORKER = 16
@@ -72,8 +67,7 @@ ATTEMPTS = 2
 #: Seconds without workers after one could not even start (no loop of processes that die at once).
 START_AGAIN_AFTER = 5.0
 #: What a worker process runs.
-WORKER_MAIN = "from cardgames.service.workers import main; main()"
-_HEADER = struct.Struct("!Q")
+WORKER_MAIN = "from cardgames.service.worker_process import main; main()"
 _ROOT = str(Path(__file__).resolve().parent.parent)
 
 
@@ -101,121 +95,6 @@ class Busy(WorkError):
 
 class Failed(WorkError):
     """The task raised, its workers died twice, or the pool is closing."""
-
-
-# ---------------------------------------------------------------------------
-# What a worker does (in the child process).
-
-
-def page_of(commands: Sequence[Any], offset: int, end: int, seconds: float) -> list[Any]:
-    """``commands[offset:end]``, made one by one, stopping once they have taken ``seconds`` of CPU
-    time (one command at least): a lazy listing makes each command by a walk over its counts. (CPU
-    time, not the wall clock: a worker runs at a lower priority, and on a busy machine waits.)"""
-    page: list[Any] = []
-    clock = time.thread_time
-    deadline = clock() + seconds
-    for index in range(offset, end):
-        page.append(commands[index])
-        if clock() > deadline:
-            break
-    return page
-
-
-_LISTINGS: OrderedDict[Hashable, Sequence[Any]] = OrderedDict()
-#: Listings this worker has made (sent with every answer: the pool's :attr:`Workers.listings_made`).
-_MADE = [0]
-
-
-def _listing(game: str, key: Hashable, state: Any, seat: int) -> Sequence[Any]:
-    listing = _LISTINGS.get(key)
-    if listing is None:
-        from cardgames.engine.core.registry import get_game
-
-        listing = _LISTINGS[key] = get_game(game).legal_commands(state, seat)
-        _MADE[0] += 1
-        if len(_LISTINGS) > LISTINGS_KEPT:
-            _LISTINGS.popitem(last=False)
-    else:
-        _LISTINGS.move_to_end(key)
-    return listing
-
-
-def _page(game: str, key: Hashable, state: Any, seat: int, offset: int, size: int, seconds: float,
-          wire: int) -> tuple[int, list[Any] | tuple[int, bytes]]:
-    """How many commands the seat has, and those from ``offset`` (``size`` at most; see :func:`page_of`);
-    with ``wire`` (a field number), already on the wire: how many, and the bytes of as many entries
-    of that ``repeated cardgames.v1.Command`` field, ready to follow a response's other fields
-    (putting 1,000 Seep builds on the wire takes 36 ms, which the event loop need not spend)."""
-    listing = _listing(game, key, state, seat)
-    total = len(listing)
-    page = page_of(listing, offset, min(total, offset + size), seconds)
-    if wire:
-        import msgspec
-        from cardgames.wire import wrap_command
-
-        tag = varint(wire << 3 | 2)  # a length-delimited field
-        entries = (wrap_command(game, msgspec.to_builtins(command)).SerializeToString() for command in page)
-        return total, (len(page), b"".join(tag + varint(len(entry)) + entry for entry in entries))
-    return total, page
-
-
-def varint(value: int) -> bytes:
-    """``value`` (0 or more) as a protobuf varint."""
-    out = bytearray()
-    while value > 0x7F:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-def _choose(game: str, key: Hashable, state: Any, seat: int, view: Any, policy: Any, rng: Any) -> Any:
-    """The policy's choice among the seat's legal commands (None: it has none)."""
-    listing = _listing(game, key, state, seat)
-    return policy.choose(view, listing, rng) if len(listing) else None
-
-
-TASKS: dict[str, Callable[..., Any]] = {"page": _page, "choose": _choose}
-
-
-def _write(stream: IO[bytes], message: Any) -> None:
-    payload = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-    stream.write(_HEADER.pack(len(payload)) + payload)
-    stream.flush()
-
-
-def _read(stream: IO[bytes]) -> Any:
-    header = stream.read(_HEADER.size)
-    if len(header) < _HEADER.size:
-        return None  # the server closed the pipe (or is gone): stop
-    (size,) = _HEADER.unpack(header)
-    return pickle.loads(stream.read(size))
-
-
-def main() -> None:
-    """A worker: answer tasks from stdin on stdout until stdin closes."""
-    answers = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)  # whatever prints goes to stderr, never into the answers
-    sys.stdout = sys.stderr
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is for the server, which stops us
-    with contextlib.suppress(OSError, AttributeError):  # (AttributeError: not on Linux)
-        os.nice(NICENESS)
-        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
-    from cardgames.engine.core.registry import available_games
-
-    available_games()  # every game imported now, not in the first task's time
-    with contextlib.suppress(ImportError):
-        import cardgames.engine.bots  # noqa: F401  (the policies of decisions)
-    tasks = sys.stdin.buffer
-    with contextlib.suppress(BrokenPipeError):  # the server is gone: so are we
-        _write(answers, ("ready", os.getpid()))
-        while (request := _read(tasks)) is not None:
-            number, kind, args = request
-            try:
-                answer = (number, True, TASKS[kind](*args), _MADE[0])
-            except Exception as error:
-                answer = (number, False, f"{type(error).__name__}: {error}", _MADE[0])
-            _write(answers, answer)
 
 
 # ---------------------------------------------------------------------------
@@ -288,7 +167,7 @@ class Workers:
             await asyncio.sleep(0.01)
 
     async def run(self, kind: str, *args: Any, owner: Hashable, key: Hashable | None = None) -> Any:
-        """Run the task ``kind`` (:data:`TASKS`) with ``args`` in a worker; its answer, or a WorkError."""
+        """Run the task ``kind`` (``worker_process.TASKS``) with ``args`` in a worker; its answer, or a WorkError."""
         if self._closed:
             raise Failed("the service is stopping")
         queue = self._queues.get(owner)
@@ -376,7 +255,7 @@ class Workers:
         assert stdout is not None
         try:
             while True:
-                (size,) = _HEADER.unpack(await stdout.readexactly(_HEADER.size))
+                (size,) = FRAME.unpack(await stdout.readexactly(FRAME.size))
                 message = pickle.loads(await stdout.readexactly(size))
                 if not worker.ready:
                     worker.ready = True
@@ -497,7 +376,7 @@ class Workers:
             stdin = worker.process.stdin
             assert stdin is not None
             payload = pickle.dumps((task.number, task.kind, task.args), protocol=pickle.HIGHEST_PROTOCOL)
-            stdin.write(_HEADER.pack(len(payload)) + payload)
+            stdin.write(FRAME.pack(len(payload)) + payload)
             task.attempts += 1
             task.worker = worker
             task.deadline = loop.time() + self.deadline

@@ -34,28 +34,13 @@ from cardgames.engine.core import chain, fairness
 from cardgames.engine.core.canonical import canonical
 from cardgames.engine.core.commands import parse_command
 from cardgames.engine.core.events import ClockCharged, MatchSeeded, SeatTimedOut, Shuffled
-from cardgames.engine.core.protocol import GameRules, Malformed, OptionsError, Rejection, Setup
-from cardgames.engine.core.registry import GAME_MODULES, UnknownGame, get_game
+from cardgames.engine.core.protocol import Malformed, Rejection, Setup
 from cardgames.engine.core.seat_events import timeout_events, with_seat_events
-from cardgames.service.audit.logfile import AuditLog, LogFormatError, read_log
+from cardgames.service.audit.header import Failure, check_header, hex32
+from cardgames.service.audit.logfile import AuditLog, read_log
 
 ENTRY_FIELDS = frozenset({"seq", "seat", "command", "event", "hash", "redacted"})
 SEAT_EVENT_TYPES = frozenset({"seat_timed_out", "clock_charged"})
-
-
-class Failure(Exception):
-    """The log does not hold: ``where`` is ``"seq N"``, ``"header"`` or ``"reveal"``."""
-
-    def __init__(self, where: str, message: str, seq: int | None = None, line: int | None = None) -> None:
-        super().__init__(message)
-        self.where = where
-        self.message = message
-        self.seq = seq
-        self.line = line
-
-    def __str__(self) -> str:
-        at = f" (line {self.line})" if self.line else ""
-        return f"{self.where}{at}: {self.message}"
 
 
 @dataclass(frozen=True)
@@ -104,10 +89,6 @@ def verify(log: AuditLog) -> Summary:
 # ---------------------------------------------------------------------------
 
 
-def _hex32(value: Any) -> bool:
-    return fairness.is_hex32(value)
-
-
 def _where(seq: int) -> str:
     return f"seq {seq}"
 
@@ -137,72 +118,9 @@ class _Verifier:
     # -- header and reveal ----------------------------------------------------------
 
     def _header(self) -> None:
-        header = self.log.header
-        fmt = header.get("format")
-        if fmt != chain.FORMAT:
-            raise LogFormatError(f"not a cardgames log: its format is {fmt!r}, not {chain.FORMAT!r}", 1)
-        version = header.get("version")
-        if version != chain.VERSION:
-            raise LogFormatError(
-                f"unsupported log format version {version!r}: this verifier reads version {chain.VERSION}", 1
-            )
-        name = header.get("game")
-        if not isinstance(name, str) or name not in GAME_MODULES:
-            raise LogFormatError(f"unknown game {name!r}: this engine knows {', '.join(sorted(GAME_MODULES))}", 1)
-        try:
-            base = get_game(name)
-        except (UnknownGame, ImportError) as error:
-            raise LogFormatError(f"the game {name!r} is not available here: {error}", 1) from None
-        implemented = chain.rules_version(base)
-        if header.get("rules_version") != implemented:
-            raise LogFormatError(
-                f"a log of {name} rules version {header.get('rules_version')!r}: this engine implements "
-                f"version {implemented!r}, so it cannot re-run the log",
-                1,
-            )
-        known = {*chain.HEADER_KEYS, "genesis"}
-        unknown = sorted(set(header) - known)
-        if unknown:
-            raise Failure("header", f"unknown header keys {unknown}", line=1)
-        missing = sorted(known - set(header))
-        if missing:
-            raise Failure("header", f"missing header keys {missing}", line=1)
-        players = header["players"]
-        if not isinstance(players, int) or isinstance(players, bool) or players not in base.PLAYER_COUNTS:
-            raise Failure("header", f"{players!r} is not a player count of {name}", line=1)
-        self.config = self._config(base, header["config"], players)
-        dealer = header["dealer"]
-        if dealer is not None and not (isinstance(dealer, int) and 0 <= dealer < players):
-            raise Failure("header", f"dealer {dealer!r} is not a seat", line=1)
-        stacked = header["stacked"]
-        if not isinstance(stacked, int) or isinstance(stacked, bool) or stacked < 0:
-            raise Failure("header", f"stacked {stacked!r} is not a count", line=1)
-        if not _hex32(header["seed_commitment"]):
-            raise Failure("header", "seed_commitment is not 32 bytes of lower-case hex", line=1)
-        if not isinstance(header["seed_given"], bool):
-            raise Failure("header", "seed_given is not true or false", line=1)
-        commitments = header["seat_commitments"]
-        if commitments is not None and not (
-            isinstance(commitments, list) and len(commitments) == players and all(map(_hex32, commitments))
-        ):
-            raise Failure("header", f"seat_commitments is not null or {players} hashes in hex", line=1)
-        genesis = chain.genesis(header)
-        if header["genesis"] != genesis.hex():
-            raise Failure("header", "its genesis is not the hash of the header: the header was changed", line=1)
-        self.base, self.players, self.dealer, self.stacked = base, players, dealer, stacked
-        self.previous = genesis
-
-    @staticmethod
-    def _config(base: GameRules, config: Any, players: int) -> Any:
-        if not isinstance(config, dict):
-            raise Failure("header", "config is not an object", line=1)
-        try:
-            typed = base.make_config({key: value for key, value in config.items() if key != "players"}, players)
-        except (OptionsError, ValueError, TypeError) as error:
-            raise Failure("header", f"the game refuses this config: {error}", line=1) from None
-        if canonical(typed) != canonical(config):
-            raise Failure("header", "config is not the game's full config for its options", line=1)
-        return typed
+        checked = check_header(self.log.header)
+        self.base, self.config, self.players = checked.base, checked.config, checked.players
+        self.dealer, self.stacked, self.previous = checked.dealer, checked.stacked, checked.genesis
 
     def _reveal(self) -> None:
         log, header = self.log, self.log.header
@@ -215,7 +133,7 @@ class _Verifier:
                 "tournament's match: its deal was still being played), or the file is cut short",
             )
         seed = str(reveal.get("seed"))
-        if not _hex32(seed):
+        if not hex32(seed):
             raise Failure("reveal", "the server's seed is not 32 bytes of lower-case hex", line=line)
         if fairness.commitment(seed) != header["seed_commitment"]:
             raise Failure("reveal", "the revealed server seed does not hash to the header's seed_commitment",
@@ -226,7 +144,7 @@ class _Verifier:
             raise Failure("reveal", "seat_entropy must be given exactly when the header has seat_commitments",
                           line=line)
         if entropies is not None:
-            if not (isinstance(entropies, list) and len(entropies) == self.players and all(map(_hex32, entropies))):
+            if not (isinstance(entropies, list) and len(entropies) == self.players and all(map(hex32, entropies))):
                 raise Failure("reveal", f"seat_entropy is not {self.players} values of 32 bytes in hex", line=line)
             for seat, (entropy, committed) in enumerate(zip(entropies, commitments, strict=True)):
                 if fairness.commitment(entropy) != committed:
@@ -277,7 +195,7 @@ class _Verifier:
             if has_command != ("seat" in item):
                 raise Failure(where, "an entry carries both 'seat' and 'command' or neither", seq, line)
             hash_hex = item.get("hash")
-            if not _hex32(hash_hex):
+            if not hex32(hash_hex):
                 raise Failure(where, "its hash is not 32 bytes of lower-case hex", seq, line)
             previous = chain.next_hash(previous, server_seed, seq, item.get("event"), item.get("seat"),
                                        item.get("command"))

@@ -1,20 +1,24 @@
 """``cardgames serve [--address HOST:PORT] [--http HOST:PORT|off] [--cors-origin ORIGIN] [--store URL] ...``.
 
-(... ``[--tls-cert F --tls-key F] [--rate-limit N]``.) Native gRPC on ``--address``; Connect and
-gRPC-Web (and the page at /) on ``--http`` (service/http/), in the same process over the same store.
+(... ``[--tls-cert F --tls-key F] [--rate-limit N] [--metrics HOST:PORT] [--log-format text|json]``.)
+Native gRPC on ``--address``; Connect and gRPC-Web (and the page at /) on ``--http``
+(service/http/), in the same process over the same store.
 A malformed address or a port past 65535 exits with code 2, an address this process cannot
 listen on (a port another program or another server holds) with code 1: one line on stderr
 each, never a traceback and never a second listener on a held port (service/server.py).
+The same goes for the ``--metrics`` address (Prometheus over HTTP, service/metrics.py).
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 from pathlib import Path
 
 import typer
 
+from cardgames.service import logs
 from cardgames.service.guards import Limits
 from cardgames.service.http.server import DEFAULT_HTTP_ADDRESS
 from cardgames.service.native import native_build
@@ -79,17 +83,26 @@ def serve_command(
         DEFAULT_DEADLINE, "--work-deadline", envvar="CARDGAMES_WORK_DEADLINE", min=0.001,
         help="Seconds an engine worker's task may take (then DEADLINE_EXCEEDED, and the worker is replaced).",
     ),
+    metrics: str | None = typer.Option(
+        None, "--metrics", envvar="CARDGAMES_METRICS", metavar="HOST:PORT",
+        help="Serve Prometheus metrics over HTTP at http://HOST:PORT/metrics (port 0: any; default: none).",
+    ),
+    log_format: logs.Format = typer.Option(
+        logs.Format.text, "--log-format", envvar="CARDGAMES_LOG_FORMAT",
+        help="Log lines on stderr: text, or json (one JSON object per line).",
+    ),
 ) -> None:
     """Serve the GameService over gRPC (with health and reflection) and over HTTP (Connect, gRPC-Web) until
     interrupted."""
     web = None if http.strip().lower() == "off" else http
-    for option, value in (("", address), ("--http: ", web)):
+    for option, where in (("", address), ("--http: ", web), ("--metrics: ", metrics)):
         try:
-            if value is not None:
-                parse_address(value)
+            if where is not None:
+                parse_address(where)
         except AddressError as error:
             typer.echo(f"cardgames serve: {option}{error}", err=True)
             raise typer.Exit(code=2) from None
+    logs.configure(log_format)
     if (tls_cert is None) != (tls_key is None):
         typer.echo("cardgames serve: --tls-cert and --tls-key go together", err=True)
         raise typer.Exit(code=2)
@@ -101,7 +114,10 @@ def serve_command(
             typer.echo(f"cardgames serve: {error}", err=True)
             raise typer.Exit(code=2) from error
     build = native_build()
-    typer.echo(f"cardgames serve: {build.describe()}", err=True)  # (stdout starts with the serving line)
+    if log_format is logs.Format.json:
+        logging.getLogger("cardgames.service.native").info(build.describe())
+    else:
+        typer.echo(f"cardgames serve: {build.describe()}", err=True)  # (stdout starts with the serving line)
     limits = (Limits(rate_limit, rate_burst or 2 * rate_limit, max_streams, address_limit or None)
               if rate_limit > 0 else None)
     try:
@@ -111,7 +127,8 @@ def serve_command(
         raise typer.Exit(code=2) from error
     try:
         asyncio.run(serve(address, event_store, lambda line: typer.echo(line, err=False), tls=tls, limits=limits,
-                          workers=Workers(workers or None, work_deadline), http=web, cors_origins=cors_origin))
+                          workers=Workers(workers or None, work_deadline), metrics=metrics, http=web,
+                          cors_origins=cors_origin))
     except CannotListen as error:
         typer.echo(f"cardgames serve: {error}", err=True)
         raise typer.Exit(code=1) from None

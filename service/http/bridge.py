@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, NamedTuple, NoReturn
 
 import grpc
@@ -127,12 +127,21 @@ def codecs() -> list[Codec[Any, Any]]:
 
 
 class HttpContext:
-    """What the servicers use of grpc.aio.ServicerContext, over a Connect request's context."""
+    """What the servicers and the server's interceptors (rate limits, metrics) use of grpc.aio.ServicerContext,
+    over a Connect request's context; an abort raises its status as a ConnectError, and is remembered."""
 
-    __slots__ = ("ctx",)
+    __slots__ = ("_code", "_trailing", "ctx")
 
     def __init__(self, ctx: RequestContext[Any, Any]) -> None:
         self.ctx = ctx
+        self._code: grpc.StatusCode | None = None
+        self._trailing: Any = ()
+
+    def code(self) -> grpc.StatusCode | None:
+        return self._code
+
+    def trailing_metadata(self) -> Any:
+        return self._trailing
 
     def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
         return tuple(self.ctx.request_headers.allitems())
@@ -142,6 +151,7 @@ class HttpContext:
         return f"ipv6:[{address.rpartition(':')[0]}]:0" if address.count(":") > 1 else f"ipv4:{address}"
 
     async def abort_with_status(self, status: grpc.Status) -> NoReturn:
+        self._code, self._trailing = status.code, status.trailing_metadata
         raise status_error(status)
 
     async def abort(self, code: grpc.StatusCode, details: str = "", trailing_metadata: Any = ()) -> NoReturn:
@@ -170,28 +180,30 @@ class _CallDetails(NamedTuple):
 
 
 async def _guarded(
-    guard: grpc.aio.ServerInterceptor, path: str, method: Any, streaming: bool, context: HttpContext
+    guards: Sequence[grpc.aio.ServerInterceptor], path: str, handler: Any, streaming: bool, context: HttpContext
 ) -> Any:
-    """``method`` as ``guard`` (the gRPC server's RateLimit) wraps it for this call's metadata."""
-    make = grpc.unary_stream_rpc_method_handler if streaming else grpc.unary_unary_rpc_method_handler
-    handler = make(method)
+    """The behaviour of ``handler`` as ``guards`` (the gRPC server's interceptors, outermost first: metrics,
+    rate limits) wrap it for this call's metadata."""
+    details = _CallDetails(path, context.invocation_metadata())
+    for guard in reversed(guards):
 
-    async def continuation(details: Any) -> Any:
-        return handler
+        async def continuation(_: Any, inner: Any = handler) -> Any:
+            return inner
 
-    wrapped = await guard.intercept_service(continuation, _CallDetails(path, context.invocation_metadata()))
-    return wrapped.unary_stream if streaming else wrapped.unary_unary
+        handler = await guard.intercept_service(continuation, details)
+    return handler.unary_stream if streaming else handler.unary_unary
 
 
 def unary(
-    method: Callable[[Any, Any], Awaitable[Any]], path: str = "", guard: grpc.aio.ServerInterceptor | None = None
+    method: Callable[[Any, Any], Awaitable[Any]], path: str = "", guards: Sequence[grpc.aio.ServerInterceptor] = ()
 ) -> Callable[[Any, RequestContext[Any, Any]], Awaitable[Any]]:
-    """A Connect unary handler calling the servicer's ``method`` (through ``guard``, if any)."""
+    """A Connect unary handler calling the servicer's ``method`` (through ``guards``, if any)."""
+    handler = grpc.unary_unary_rpc_method_handler(method)
 
     async def handle(request: Any, ctx: RequestContext[Any, Any]) -> Any:
         context = HttpContext(ctx)
         try:
-            behaviour = method if guard is None else await _guarded(guard, path, method, False, context)
+            behaviour = await _guarded(guards, path, handler, False, context) if guards else method
             return _message(ctx, await behaviour(request, context))
         except ConnectError:
             raise
@@ -202,13 +214,14 @@ def unary(
 
 
 def server_stream(
-    method: Callable[[Any, Any], AsyncIterator[Any]], path: str = "", guard: grpc.aio.ServerInterceptor | None = None
+    method: Callable[[Any, Any], AsyncIterator[Any]], path: str = "", guards: Sequence[grpc.aio.ServerInterceptor] = ()
 ) -> Callable[[Any, RequestContext[Any, Any]], AsyncIterator[Any]]:
-    """A Connect server-stream handler iterating the servicer's ``method`` (through ``guard``, if any)."""
+    """A Connect server-stream handler iterating the servicer's ``method`` (through ``guards``, if any)."""
+    handler = grpc.unary_stream_rpc_method_handler(method)
 
     async def handle(request: Any, ctx: RequestContext[Any, Any]) -> AsyncIterator[Any]:
         context = HttpContext(ctx)
-        behaviour = method if guard is None else await _guarded(guard, path, method, True, context)
+        behaviour = await _guarded(guards, path, handler, True, context) if guards else method
         responses = behaviour(request, context)
         try:
             async for response in responses:
@@ -232,17 +245,18 @@ def python_name(method: str) -> str:
 
 class Bridge:
     """A Connect service (the generated Protocol: ``create_game``, ``watch``, ...) over a gRPC servicer
-    (``CreateGame``, ``Watch``, ...) of the service ``descriptor``; ``guard``: the gRPC server's rate limits
-    (:class:`cardgames.service.guards.RateLimit`), applied to HTTP calls exactly as to gRPC calls."""
+    (``CreateGame``, ``Watch``, ...) of the service ``descriptor``; ``guards``: the gRPC server's own
+    interceptors that apply to HTTP calls as to gRPC calls, outermost first (its metrics,
+    :mod:`cardgames.service.metrics`, and its rate limits, :class:`cardgames.service.guards.RateLimit`)."""
 
     def __init__(
-        self, servicer: object, descriptor: ServiceDescriptor, guard: grpc.aio.ServerInterceptor | None = None
+        self, servicer: object, descriptor: ServiceDescriptor, guards: Sequence[grpc.aio.ServerInterceptor] = ()
     ) -> None:
         for method in descriptor.methods:
             grpc_method = getattr(servicer, method.name)
             path = f"/{descriptor.full_name}/{method.name}"
             make = server_stream if method.server_streaming else unary
-            setattr(self, python_name(method.name), make(grpc_method, path, guard))
+            setattr(self, python_name(method.name), make(grpc_method, path, guards))
 
 
 class DescribedApplication(ConnectASGIApplication[Bridge]):

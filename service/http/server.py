@@ -79,9 +79,12 @@ def applications(running: Running) -> list[Any]:
         return module.DESCRIPTOR.services_by_name[name]
 
     games = running.games
+    #: The gRPC server's interceptors that HTTP calls go through too, outermost first (service/http/bridge.py).
+    meter = running.metrics.interceptor if running.metrics is not None else None
+    guards = tuple(guard for guard in (meter, running.rate_limit) if guard is not None)
     found: list[Any] = [
         game_service_connect.GameServiceASGIApplication(
-            cast(Any, Bridge(GameServiceApi(games), service(game_service_pb2, "GameService"), running.rate_limit)),
+            cast(Any, Bridge(GameServiceApi(games), service(game_service_pb2, "GameService"), guards)),
             read_max_bytes=MAX_REQUEST_BYTES,
             codecs=codecs(),
         ),
@@ -92,9 +95,7 @@ def applications(running: Running) -> list[Any]:
             bots_connect.BotServiceASGIApplication(
                 cast(
                     Any,
-                    Bridge(
-                        BotServiceApi(games, running.bots.clocks), service(bots_pb2, "BotService"), running.rate_limit
-                    ),
+                    Bridge(BotServiceApi(games, running.bots.clocks), service(bots_pb2, "BotService"), guards),
                 ),
                 read_max_bytes=MAX_REQUEST_BYTES,
                 codecs=codecs(),
@@ -107,7 +108,7 @@ def applications(running: Running) -> list[Any]:
                     Bridge(
                         TournamentServiceApi(running.bots.tournaments),
                         tournament_pb2.DESCRIPTOR.services_by_name["TournamentService"],
-                        running.rate_limit,
+                        guards,
                     ),
                 ),
                 read_max_bytes=MAX_REQUEST_BYTES,

@@ -24,8 +24,9 @@ import msgspec
 from cardgames.engine.core.canonical import canonical
 from cardgames.engine.core.protocol import PUBLIC, GameRules, Viewer
 from cardgames.engine.core.seat_events import with_seat_events
+from cardgames.service.audit.header import Failure, check_header
 from cardgames.service.audit.logfile import AuditLog, LogFormatError, read_log
-from cardgames.service.audit.verify import SEAT_EVENT_TYPES, Failure, _Verifier
+from cardgames.service.audit.verify import SEAT_EVENT_TYPES
 
 
 class ReplayError(Exception):
@@ -66,9 +67,8 @@ class Replay:
     """A log's events decoded and folded: ``states[seq]`` is the state after event ``seq``."""
 
     def __init__(self, log: AuditLog) -> None:
-        checker = _Verifier(log)
         try:
-            checker._header()  # the verifier's header checks: format, version, game, rules version, config
+            checked = check_header(log.header)  # the verifier's checks: format, version, game, rules version, config
         except Failure as failure:
             raise ReplayError("header", failure.message) from None
         if log.reveal is None:
@@ -77,9 +77,9 @@ class Replay:
                 "not ended when it was exported (replay needs the whole log of an ended match)"
             )
         self.log = log
-        self.base: GameRules = checker.base
-        self.config: Any = checker.config
-        self.players: int = checker.players
+        self.base: GameRules = checked.base
+        self.config: Any = checked.config
+        self.players: int = checked.players
         types = {item.get("event", {}).get("type") for item in log.entries if isinstance(item.get("event"), dict)}
         self.rules: GameRules = with_seat_events(self.base) if types & SEAT_EVENT_TYPES else self.base
         self.events = self._decode()

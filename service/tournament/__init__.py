@@ -9,5 +9,8 @@
   credentials, and plays the schedule through the application layer (built-in bots in
   process, remote bots through their match assignments, :mod:`cardgames.service.tournament.hub`),
   holding each match's reveal until every match of its deal is over;
+* :mod:`cardgames.service.tournament.requests`: a create request checked (settings, entrants), the
+  tournaments' errors, and what the API shows of a tournament;
+* :mod:`cardgames.service.tournament.matches`: one match played (its game, its seats, its result);
 * :mod:`cardgames.service.tournament.keys`: the server's key that seat tokens are derived from.
 """

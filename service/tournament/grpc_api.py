@@ -1,4 +1,5 @@
-"""TournamentService over gRPC: requests to :class:`~cardgames.service.tournament.manager.Tournaments`, results to messages."""
+"""TournamentService over gRPC: requests to :class:`~cardgames.service.tournament.manager.Tournaments`, results
+to messages."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from cardgames import wire
 from cardgames.v1 import tournament_pb2, tournament_pb2_grpc
 
 from cardgames.service.games import InvalidOptions, ServiceError
-from cardgames.service.grpc_api import _token, _unary, error_status
+from cardgames.service.grpc_errors import error_status, token_of, unary
 from cardgames.service.tournament.log import ClockOptions
 from cardgames.service.tournament.manager import TournamentInfo, Tournaments
 from cardgames.service.tournament.standings import Standings
@@ -70,7 +71,7 @@ class TournamentServiceApi(tournament_pb2_grpc.TournamentServiceServicer):
     def __init__(self, tournaments: Tournaments) -> None:
         self.tournaments = tournaments
 
-    @_unary
+    @unary
     async def CreateTournament(
         self, request: tournament_pb2.CreateTournamentRequest, context: grpc.aio.ServicerContext
     ) -> tournament_pb2.CreateTournamentResponse:
@@ -107,7 +108,7 @@ class TournamentServiceApi(tournament_pb2_grpc.TournamentServiceServicer):
                          for name, credential in created.credentials.items()],
         )
 
-    @_unary
+    @unary
     async def RegisterEntrant(
         self, request: tournament_pb2.RegisterEntrantRequest, context: grpc.aio.ServicerContext
     ) -> tournament_pb2.RegisterEntrantResponse:
@@ -118,7 +119,7 @@ class TournamentServiceApi(tournament_pb2_grpc.TournamentServiceServicer):
         self, request: tournament_pb2.AssignmentsRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[tournament_pb2.AssignmentsResponse]:
         try:
-            stream = await self.tournaments.assignments(request.tournament_id, _token(context))
+            stream = await self.tournaments.assignments(request.tournament_id, token_of(context))
         except ServiceError as error:
             await context.abort_with_status(error_status(error))
             return
@@ -133,14 +134,14 @@ class TournamentServiceApi(tournament_pb2_grpc.TournamentServiceServicer):
             except ServiceError as error:  # the entrant registered again: this stream is no longer its
                 await context.abort_with_status(error_status(error))
 
-    @_unary
+    @unary
     async def GetStandings(
         self, request: tournament_pb2.GetStandingsRequest, context: grpc.aio.ServicerContext
     ) -> tournament_pb2.GetStandingsResponse:
         table = await self.tournaments.standings(request.tournament_id)
         return tournament_pb2.GetStandingsResponse(standings=standings_message(table))
 
-    @_unary
+    @unary
     async def GetTournament(
         self, request: tournament_pb2.GetTournamentRequest, context: grpc.aio.ServicerContext
     ) -> tournament_pb2.GetTournamentResponse:

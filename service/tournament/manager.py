@@ -6,7 +6,8 @@ stream (service/tournament/log.py) and runs its schedule as an asyncio task:
 
 * every match is a game of the application layer, created from the schedule's seed; a
   built-in entrant's seats are played in process (service/tournament/players.py), a
-  remote entrant's are posted to its assignment stream (service/tournament/hub.py);
+  remote entrant's are posted to its assignment stream (service/tournament/hub.py), by
+  service/tournament/matches.py; a request is checked by service/tournament/requests.py;
 * a match is recorded ``match_scheduled`` (its game) before anyone plays it and
   ``match_finished`` (the ranks) once its game is over, so a runner that stops at any
   point and starts again resumes each scheduled match's own game, never plays a finished
@@ -25,43 +26,27 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
-import re
 import secrets
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import aclosing, suppress
+from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TypeVar
 from uuid import UUID, uuid4
 
-import msgspec
-
-from cardgames.engine.core import fairness
-from cardgames.engine.core.events import SeatTimedOut
-from cardgames.engine.core.protocol import OptionsError
-from cardgames.engine.core.registry import UnknownGame, get_game
-from cardgames.engine.core.seat_events import CONSEQUENCES
 from cardgames.service.games import (
-    GameNotFoundError,
     Games,
-    InvalidOptions,
     InvalidRequest,
     MissingToken,
     ServiceError,
-    UnknownGameError,
-    WrongToken,
     token_hash,
 )
 from cardgames.service.tournament.hub import Assignment, Hub
 from cardgames.service.tournament.keys import TournamentKey, tournament_key
 from cardgames.service.tournament.log import (
-    BUILTIN_KINDS,
     ClockOptions,
-    Entrant,
     EntrantRegistered,
-    MatchFinished,
-    MatchScheduled,
     StaleTournament,
     TournamentCreated,
     TournamentFinished,
@@ -71,145 +56,43 @@ from cardgames.service.tournament.log import (
     apply,
     fold_tournament,
 )
-from cardgames.service.tournament.players import play_seat, policy_for
-from cardgames.service.tournament.schedule import DISJOINT, TABLE, MatchSpec, disjoint_possible, sides_of
+from cardgames.service.tournament.matches import MatchPlayer
+from cardgames.service.tournament.requests import (
+    CreatedTournament,
+    CredentialInvalid,
+    CredentialRequired,
+    EntrantTokenInvalid,
+    FieldTooSmall,
+    InvalidTournament,
+    KeyMismatch,
+    TournamentInfo,
+    TournamentNotFoundError,
+    UnknownEntrant,
+    check_bot,
+    parse_entrants,
+    tournament_created,
+    tournament_info,
+)
+from cardgames.service.tournament.schedule import MatchSpec
 from cardgames.service.tournament.standings import Standings, standings, tournament_schedule
+
+#: The request's checks and structs live in service/tournament/requests.py; these are its names
+#: that callers of the manager use.
+__all__ = [
+    "CreatedTournament",
+    "FieldTooSmall",
+    "InvalidTournament",
+    "KeyMismatch",
+    "TournamentInfo",
+    "TournamentNotFoundError",
+    "Tournaments",
+    "UnknownEntrant",
+    "check_bot",
+    "parse_entrants",
+]
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
-#: The clock of a tournament with remote entrants when none is given: a bot that never answers must not
-#: hold a match forever (10 s a decision, a 60 s bank, then the seat forfeits).
-DEFAULT_REMOTE_CLOCK = ClockOptions(move_ms=10_000, bank_ms=60_000, on_timeout="forfeit")
-NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
-#: The largest search budget an ``ismcts:ITERATIONS`` entrant may ask for.
-MAX_ITERATIONS = 100_000
-SEED_HEX = re.compile(r"[0-9a-f]{64}")
-
-
-class TournamentNotFoundError(GameNotFoundError):
-    reason = "TOURNAMENT_NOT_FOUND"
-
-
-class InvalidTournament(InvalidRequest):
-    reason = "INVALID_TOURNAMENT"
-
-
-class UnknownEntrant(InvalidRequest):
-    reason = "UNKNOWN_ENTRANT"
-
-
-class FieldTooSmall(InvalidTournament):
-    """Duplicate deals with a remote entrant, too few entrants to give a deal's rotations to different ones."""
-
-    reason = "FIELD_TOO_SMALL"
-
-
-class EntrantTokenInvalid(WrongToken):
-    reason = "ENTRANT_TOKEN_INVALID"
-
-
-class CredentialRequired(WrongToken):
-    reason = "CREDENTIAL_REQUIRED"
-
-
-class CredentialInvalid(WrongToken):
-    reason = "CREDENTIAL_INVALID"
-
-
-class KeyMismatch(ServiceError):
-    """The tournament's seat tokens come from another server key than this process holds."""
-
-    reason = "TOURNAMENT_KEY_MISMATCH"
-
-
-class CreatedTournament(msgspec.Struct, frozen=True):
-    """A new tournament: its id, its number of matches, the commitment to its seed, and each remote
-    entrant's credential (given once: only their hashes are kept)."""
-
-    tournament_id: str
-    matches: int
-    seed_commitment: str
-    credentials: dict[str, str]
-
-
-class MatchInfo(msgspec.Struct, frozen=True):
-    """One match of the schedule as the API shows it: ``game_id`` and ``ranks`` once its deal is released
-    (every match of the deal is over), so that nobody watches or learns the result of a match of a deal
-    they still have to play."""
-
-    match_no: int
-    deal_no: int
-    table_no: int
-    rotation: int
-    seats: tuple[str, ...]
-    status: str  #: ``waiting``, ``playing`` or ``finished``
-    game_id: str = ""
-    ranks: tuple[int, ...] = ()
-
-
-class TournamentInfo(msgspec.Struct, frozen=True):
-    """A tournament's settings, the commitment to its seed (the seed itself once it is over) and its matches."""
-
-    tournament_id: str
-    game: str
-    players: int
-    #: (name, built-in bot or "" for a remote entrant)
-    entrants: tuple[tuple[str, str], ...]
-    duplicate: bool
-    scheme: str
-    trusted: bool
-    parallel: int
-    seed_commitment: str
-    finished: bool
-    seed: str  #: "" until the tournament is over
-    matches: tuple[MatchInfo, ...]
-
-
-def parse_entrants(specs: Sequence[str]) -> tuple[Entrant, ...]:
-    """``random``, ``heuristic``, ``ismcts`` (built-in, named after the kind), ``NAME=KIND`` (a
-    built-in under another name; ``NAME=ismcts:ITERATIONS`` sets the search budget) or any
-    other ``NAME`` (a remote entrant that registers)."""
-    entrants = []
-    for spec in specs:
-        name, _, kind = spec.strip().partition("=")
-        name, kind = name.strip(), kind.strip()
-        if not NAME.fullmatch(name):
-            raise InvalidTournament(f"an entrant's name is 1-40 letters, digits, '_', '.', '-': {name!r}")
-        if kind:
-            check_bot(name, kind)
-        bot = kind or (name if name in BUILTIN_KINDS else None)
-        entrants.append(Entrant(name, bot))
-    return tuple(entrants)
-
-
-def duplicate_scheme(game: str, players: int, entrants: Sequence[Entrant], trusted: bool) -> str:
-    """How duplicate deals are spread: among the same entrants (``table``) for built-in bots or a
-    ``trusted`` tournament, else to entrants that are all different (``disjoint``), which takes
-    ``sides ** 2`` entrants (FieldTooSmall otherwise)."""
-    if trusted or not any(entrant.remote for entrant in entrants):
-        return TABLE
-    sides = len(sides_of(game, players))
-    if not disjoint_possible(len(entrants), sides):
-        raise FieldTooSmall(
-            f"duplicate deals with remote entrants give a deal's {sides} rotations to different entrants, so that "
-            f"nobody plays a deal twice: that takes {sides * sides} entrants, not {len(entrants)}; add entrants, "
-            f"drop duplicate, or create the tournament trusted (the same entrants then play every rotation)",
-            entrants=str(len(entrants)), needed=str(sides * sides),
-        )
-    return DISJOINT
-
-
-def check_bot(name: str, kind: str) -> None:
-    """Refuse a built-in bot spec other than ``KIND`` or ``ismcts:ITERATIONS`` (1..100000)."""
-    base, colon, budget = kind.partition(":")
-    if base not in BUILTIN_KINDS:
-        raise InvalidTournament(f"unknown bot {kind!r} for {name!r}; built-in bots: {', '.join(BUILTIN_KINDS)}")
-    if colon and (base != "ismcts" or not budget.isdigit() or not 1 <= int(budget) <= MAX_ITERATIONS):
-        raise InvalidTournament(
-            f"bot {kind!r} for {name!r}: only ismcts takes a budget, as ismcts:ITERATIONS (1..{MAX_ITERATIONS})"
-        )
-
-
 @dataclass(eq=False)
 class _Running:
     uuid: UUID
@@ -248,6 +131,7 @@ class Tournaments:
         self.games = games
         self.log = TournamentLog(games.store)
         self.clocks = clocks
+        self.matches = MatchPlayer(games, clocks)
         self._key = key
         self._open: dict[str, _Running] = {}
         games.releases = self.released
@@ -290,44 +174,9 @@ class Tournaments:
         some are remote (each of them then sees a deal from every side: for entrants the creator
         trusts not to use it). Each remote entrant gets a credential to register with.
         """
-        try:
-            rules = get_game(game)
-        except (UnknownGame, ModuleNotFoundError) as error:
-            raise UnknownGameError(f"unknown game {game!r}", game=game) from error
-        try:
-            config = rules.make_config(dict(options or {}), players)
-        except OptionsError as error:
-            raise InvalidOptions(str(error), game=game) from error
-        if seed is not None and not SEED_HEX.fullmatch(seed):
-            raise InvalidRequest("a seed is 32 bytes in hex (64 hex digits)", reason="INVALID_SEED")
-        if clock is not None and (clock.move_ms <= 0 or clock.bank_ms < 0 or clock.on_timeout not in CONSEQUENCES):
-            raise InvalidTournament("a clock has move_ms > 0, bank_ms >= 0 and on_timeout forfeit or auto_move")
-        parsed = parse_entrants(entrants)
-        if clock is None and any(entrant.remote for entrant in parsed):
-            clock = DEFAULT_REMOTE_CLOCK
-        seats = int(config.players)
-        scheme = duplicate_scheme(game, seats, parsed, trusted) if duplicate else TABLE
-        credentials = {entrant.name: secrets.token_urlsafe(32) for entrant in parsed if entrant.remote}
-        parsed = tuple(
-            msgspec.structs.replace(entrant, credential_hash=token_hash(credentials[entrant.name]))
-            if entrant.remote else entrant
-            for entrant in parsed
-        )
-        seed = seed or secrets.token_hex(32)
-        created = TournamentCreated(
-            game=game,
-            players=seats,
-            options=dict(options or {}),
-            entrants=parsed,
-            matches=matches,
-            duplicate=duplicate,
-            seed=seed,
-            clock=clock,
-            parallel=max(1, parallel),
-            scheme=scheme,
-            trusted=trusted,
-            seed_commitment=fairness.commitment(seed),
-            key_id=self.key.key_id,
+        created, credentials = tournament_created(
+            game, entrants, players=players, options=options, matches=matches, duplicate=duplicate, seed=seed,
+            clock=clock, parallel=parallel, trusted=trusted, key_id=self.key.key_id,
         )
         uuid = UUID(tournament_id) if tournament_id else uuid4()
         state = fold_tournament(str(uuid), [created])
@@ -507,56 +356,16 @@ class Tournaments:
         return [self.key.seat_token(tournament_id, match_no, seat) for seat in range(players)]
 
     async def _play(self, running: _Running, spec: MatchSpec) -> None:
-        created = running.created
-        tokens = self.seat_tokens(str(running.uuid), spec.match_no, created.players)
-        scheduled = running.state.scheduled.get(spec.match_no)
-        if scheduled is None:
-            made = await self.games.create(created.game, created.options, created.players, seed=spec.seed,
-                                           tokens=tokens, held_by=str(running.uuid))
-            scheduled = MatchScheduled(spec.match_no, made.game_id)
-            async with running.lock:
-                await self._append(running, [scheduled])
-        game_id = scheduled.game_id
-        clocked = self.clocks is not None and created.clock is not None
-        if clocked:
-            await self.clocks.keep(game_id, tokens, created.clock)
-        entrants = {entrant.name: entrant for entrant in created.entrants}
-        config = get_game(created.game).make_config(created.options, created.players)
-        seats: list[asyncio.Task[None]] = []
-        for seat, name in enumerate(spec.seats):
-            entrant, token = entrants[name], tokens[seat]
-            if entrant.bot is None:
-                await running.hub.post(
-                    name, Assignment(str(running.uuid), spec.match_no, game_id, created.game, seat, token, spec.seats)
-                )
-            else:
-                if clocked:
-                    self.clocks.connected(game_id, seat)  # played in process: always connected
-                policy = policy_for(created.game, entrant.bot, config)
-                seats.append(asyncio.create_task(
-                    play_seat(self.games, game_id, token, seat, policy, spec.seed, in_thread=entrant.bot != "random")
-                ))
-        try:
-            await self._until_over(game_id)
-        finally:
-            for task in seats:
-                task.cancel()
-            for task in seats:
-                with suppress(asyncio.CancelledError):
-                    await task
-            for name in set(spec.seats):
-                if entrants[name].bot is None:
-                    await running.hub.withdraw(name, spec.match_no)
-        finished = await self._result(spec.match_no, game_id)
-        async with running.lock:
-            await self._append(running, [finished])
+        tokens = self.seat_tokens(str(running.uuid), spec.match_no, running.created.players)
 
-    async def _until_over(self, game_id: str) -> None:
-        items = await self.games.watch(game_id, None)
-        async with aclosing(items):
-            async for item in items:
-                if item.view.over:
-                    return
+        async def record(event: Any) -> None:
+            async with running.lock:
+                await self._append(running, [event])
+
+        scheduled = running.state.scheduled.get(spec.match_no)
+        finished = await self.matches.play(str(running.uuid), running.created, spec, tokens, running.hub, scheduled,
+                                           record)
+        await record(finished)
 
     # -- what is shown, and when --------------------------------------------------------
 
@@ -580,33 +389,4 @@ class Tournaments:
         """The tournament as the API shows it: settings, seed commitment (the seed once it is over), and
         every match, whose game id shows once its deal is released (:meth:`released`)."""
         running = await self._get(tournament_id)
-        state, created = running.state, running.created
-        matches = []
-        for spec in running.specs():
-            scheduled, finished = state.scheduled.get(spec.match_no), state.finished.get(spec.match_no)
-            status = "finished" if finished else "playing" if scheduled else "waiting"
-            released = running.deal_over(spec.deal_no)
-            matches.append(MatchInfo(
-                spec.match_no, spec.deal_no, spec.table_no, spec.rotation, spec.seats, status,
-                scheduled.game_id if scheduled is not None and released else "",
-                finished.ranks if finished is not None and released else (),
-            ))
-        return TournamentInfo(
-            str(running.uuid), created.game, created.players,
-            tuple((entrant.name, entrant.bot or "") for entrant in created.entrants), created.duplicate,
-            created.scheme, created.trusted, created.parallel, created.seed_commitment, state.over,
-            created.seed if state.over else "", tuple(matches),
-        )
-
-    async def _result(self, match_no: int, game_id: str) -> MatchFinished:
-        live = await self.games._get(game_id)  # the folded state of the game that just ended
-        rules, state = live.rules, live.state
-        ranks = tuple(rules.outcome(state))
-        timeouts = [0] * len(ranks)
-        for entry in (await self.games.log(game_id, None)).entries:
-            if isinstance(entry.event, SeatTimedOut):
-                timeouts[entry.event.seat] += 1
-        return MatchFinished(match_no, game_id, ranks, live.sequence, getattr(state, "forfeited", None),
-                             tuple(timeouts))
-
-
+        return tournament_info(str(running.uuid), running.state, running.specs(), running.deal_over)

@@ -50,7 +50,7 @@ async def test_a_seat_that_runs_out_of_time_forfeits_and_the_log_says_so() -> No
         event = timeouts[0]
         assert (event.seat, event.consequence, event.reason) == (to_act, FORFEIT, "disconnected")
         assert event.waited_ms >= 100
-        live = await games._get(game_id)
+        live = await games.game(game_id)
         assert live.rules.outcome(live.state)[to_act] == 1
     finally:
         await keeper.close()
@@ -72,7 +72,7 @@ async def test_auto_move_plays_the_first_legal_command_and_the_match_goes_on() -
         index = next(i for i, e in enumerate(events) if isinstance(e, SeatTimedOut))
         assert events[index] == SeatTimedOut(seat, AUTO_MOVE, "timeout", events[index].waited_ms)
         # the events of the first legal command follow the timeout in the same batch
-        live = await games._get(game_id)
+        live = await games.game(game_id)
         base = cast(Any, live.rules).rules  # the seat-events wrapper's game
         state = live.rules.initial(live.rules.make_config({}, 2))
         for event in events[:index]:
@@ -96,7 +96,7 @@ async def test_a_slow_answer_spends_the_bank_and_a_late_one_is_refused() -> None
         assert charged[0].bank_ms == 5000 - (charged[0].used_ms - 20)
         info = keeper.clock_for(game_id, seat)
         assert info is not None and info.bank_ms == charged[0].bank_ms
-        live = await games._get(game_id)
+        live = await games.game(game_id)
         assert live.state.banks[seat] == charged[0].bank_ms  # the log knows the bank
     finally:
         await keeper.close()

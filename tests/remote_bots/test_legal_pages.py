@@ -20,8 +20,8 @@ from cardgames.clients.bots.random_bot import RandomBot
 from cardgames.clients.client import GameClient
 from cardgames.clients.remote_bot import _decide, decision_data
 from cardgames.engine.core.registry import get_game
-from cardgames.service import games as games_module
 from cardgames.service.games import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, Games, Rejected
+from cardgames.service.games import paging as paging_module
 from cardgames.service.server import Running
 from cardgames.v1 import bots_pb2, bots_pb2_grpc, game_service_pb2, game_service_pb2_grpc
 from google.rpc import error_details_pb2
@@ -229,7 +229,7 @@ async def test_a_page_slow_to_make_stops_short(
     is spent, with one command at least, and the next page goes on from there."""
     game_id, tokens, seat = await crowded_game(server.games)
     listing = (await server.games.legal_listing(game_id, tokens[seat])).commands
-    monkeypatch.setattr(games_module, "PAGE_SECONDS", 0.0)
+    monkeypatch.setattr(paging_module, "PAGE_SECONDS", 0.0)
     stub = game_service_pb2_grpc.GameServiceStub(channel)
     metadata = (("cardgames-token", tokens[seat]),)
     offset = len(listing) // 3

@@ -284,10 +284,10 @@ async def test_an_automatic_move_on_a_crowded_floor_is_found_in_a_worker(crowded
     try:
         game_id, tokens, seat = await crowded_game(games, loose=20)
         before = await games.view(game_id, None)
-        position = (await games._get(game_id)).state
+        position = (await games.game(game_id)).state
         first = (await games.legal_commands(game_id, tokens[seat], 0, 1)).commands[0]  # (in a worker)
         await keeper.keep(game_id, tokens, ClockOptions(move_ms=20, on_timeout=AUTO_MOVE))
-        await until(lambda: games._live[UUID(game_id)].sequence > before.sequence)
+        await until(lambda: games.cache[UUID(game_id)].sequence > before.sequence)
         entries = (await games.log(game_id, None, after=before.sequence)).entries
         assert entries[0].event == SeatTimedOut(seat, AUTO_MOVE, "disconnected", entries[0].event.waited_ms)
         assert games.pool.listings_made == 1 and crowded_listings == []

@@ -282,7 +282,7 @@ async def test_matches_at_the_extremes_are_served_to_every_viewer(
 ) -> None:
     rules = get_game(game)
     created = await create(stub, game, options, players)
-    live = server.games._live[UUID(created.game_id)]
+    live = server.games.cache[UUID(created.game_id)]
     if not rules.is_over(live.state) and match:
         # The match keys near the top (the service starts every match from zero: a match long enough to
         # get there would take thousands of deals). They are public numbers of the live game's state.
@@ -323,7 +323,7 @@ async def test_a_batch_the_wire_cannot_carry_is_refused_and_the_game_stays_reada
     the give one would push a score past int32. It is refused (OUT_OF_RANGE), nothing is written, and
     every view, the log and the streams still answer (they answered UNKNOWN for good before)."""
     created = await create(stub, "all_fours", {"players": 2})
-    live = server.games._live[UUID(created.game_id)]
+    live = server.games.cache[UUID(created.game_id)]
     config = msgspec.structs.replace(live.state.config, target_score=INT32, give_one_points=2**30)
     game_state = msgspec.structs.replace(live.state.game, config=config, scores=(INT32 - 1, INT32 - 1))
     live.state = msgspec.structs.replace(live.state, game=game_state)

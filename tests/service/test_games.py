@@ -25,6 +25,7 @@ from cardgames.service.games import (
     UnknownGameError,
     WrongToken,
 )
+from cardgames.service.games import live as live_module
 from cardgames.service.store import EventStore
 
 from tests.service.helpers import GAME, cards_in, hands, needs_game
@@ -37,7 +38,7 @@ SEED = "5e" * 32
 async def games(store: EventStore) -> AsyncIterator[Games]:
     service = Games(store)
     yield service
-    service._executor.shutdown(wait=True)
+    service.executor.shutdown()
 
 
 async def play_one(games: Games, game_id: str, tokens: list[str], rng: random.Random) -> bool:
@@ -162,13 +163,13 @@ async def test_views_at_earlier_sequences_and_after_a_reload(games: Games, tmp_p
     fresh = Games(games.store)  # a new process on the same store: replays from the log
     latest = await games.view(created.game_id, created.seat_tokens[1])
     assert await fresh.view(created.game_id, created.seat_tokens[1]) == latest
-    fresh._executor.shutdown(wait=True)
+    fresh.executor.shutdown()
 
 
 async def test_logs_per_viewer_never_show_other_hands(games: Games) -> None:
     created = await games.create(GAME, {}, None, seed=SEED)
     rng = random.Random(7)
-    live = games._live[UUID(created.game_id)]
+    live = games.cache[UUID(created.game_id)]
     for _ in range(25):
         held = hands(GAME, live.state)
         public = cards_in((await games.view(created.game_id, None)).view)
@@ -223,7 +224,7 @@ async def test_watch_resume_misses_nothing_and_repeats_nothing(games: Games) -> 
 
 
 async def test_watch_of_concurrent_writers_and_a_lagging_watcher(games: Games, monkeypatch) -> None:
-    monkeypatch.setattr(games_module, "WATCH_QUEUE", 2)
+    monkeypatch.setattr(live_module, "WATCH_QUEUE", 2)
     created = await games.create(GAME, {}, None, seed=SEED)
     game_id, tokens = created.game_id, created.seat_tokens
     start = created.sequence

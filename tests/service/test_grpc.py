@@ -274,13 +274,13 @@ async def test_a_watcher_sees_a_whole_match_and_the_stream_ends(stub: Any, serve
     assert messages[-1].view.over
     sequences = [e.sequence for m in messages for e in m.events]
     assert sequences == list(range(created.sequence + 1, messages[-1].sequence + 1))
-    assert not server.games._live[UUID(game_id)].subscribers  # the stream's end unsubscribed it
+    assert not server.games.cache[UUID(game_id)].subscribers  # the stream's end unsubscribed it
 
 
 async def test_a_seat_never_sees_another_seats_unplayed_cards(stub: Any, server: Running) -> None:
     created = await create(stub)
     game_id, tokens = created.game_id, list(created.seat_tokens)
-    live = server.games._live[UUID(game_id)]
+    live = server.games.cache[UUID(game_id)]
     watches = [stub.Watch(pb.WatchRequest(game_id=game_id), metadata=auth(token)) for token in tokens]
     streams = [watch.__aiter__() for watch in watches]
     for stream in streams:

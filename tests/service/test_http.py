@@ -356,3 +356,21 @@ async def test_every_procedure_answers_an_empty_request_with_a_connect_answer(se
             assert reply.status == 200 and reply.body[0] == 2, (procedure, reply.body)
             error = json.loads(reply.body[5:])["error"]
             assert error["code"] in {"invalid_argument", "not_found", "unauthenticated"}, (procedure, error)
+
+
+async def test_http_calls_are_counted_in_the_metrics_as_grpc_calls_are() -> None:
+    from tests.service.test_metrics import calls, scraped
+
+    running = await start("127.0.0.1:0", EventStore.from_url("memory:"), metrics="127.0.0.1:0", limits=Limits())
+    running.http = await start_http("127.0.0.1:0", running)
+    try:
+        game = (await call(running, "CreateGame", {"game": "seep"})).json()
+        missing = await call(running, "SubmitCommand", {"gameId": game["gameId"]})
+        assert error_info(missing) == ("unauthenticated", "TOKEN_REQUIRED")
+        await call(running, "GetView", {"gameId": "00000000-0000-4000-8000-000000000000"})
+        samples = await scraped(running)
+        assert calls(samples, "CreateGame", "OK") == 1
+        assert calls(samples, "SubmitCommand", "UNAUTHENTICATED") == 1
+        assert calls(samples, "GetView", "NOT_FOUND") == 1
+    finally:
+        await running.stop(grace=None)

@@ -37,7 +37,7 @@ async def pair() -> AsyncIterator[tuple[Games, Games]]:
     for games in (first, second):
         if games.feed is not None:
             await asyncio.get_running_loop().run_in_executor(None, games.feed.stop)
-        games._executor.shutdown(wait=True)
+        games.executor.shutdown()
 
 
 async def test_one_subscription_per_process_fans_out_to_every_watcher(pair: tuple[Games, Games]) -> None:
@@ -45,14 +45,14 @@ async def test_one_subscription_per_process_fans_out_to_every_watcher(pair: tupl
     created = await writer.create(GAME, {}, None, seed=SEED)
     game_id, tokens = created.game_id, created.seat_tokens
     reads = 0
-    catch_up = watcher._catch_up
+    catch_up = watcher.cache.catch_up
 
     async def counted(live: Any) -> None:
         nonlocal reads
         reads += 1
         await catch_up(live)
 
-    watcher._catch_up = counted  # type: ignore[method-assign]
+    watcher.cache.catch_up = counted  # type: ignore[method-assign]
     streams = [await watcher.watch(game_id, token) for token in (None, None, None, *tokens)]
     firsts = [await anext(stream) for stream in streams]
     reads = 0
@@ -83,7 +83,7 @@ async def test_a_replica_with_a_stale_cache_catches_up_before_deciding(pair: tup
     for _ in range(5):
         await play_one(first, game_id, tokens, rng)
     view = await first.view(game_id, None)
-    assert second._live[UUID(game_id)].sequence < view.sequence  # nobody watches there: not caught up yet
+    assert second.cache[UUID(game_id)].sequence < view.sequence  # nobody watches there: not caught up yet
     legal = await first.legal_commands(game_id, tokens[view.to_act[0]])
     # The second replica's cache may be behind; the expected sequence tells it to read first.
     accepted = await second.submit(game_id, tokens[view.to_act[0]], msgspec.to_builtins(legal.commands[0]),
@@ -103,7 +103,7 @@ async def test_without_expected_sequence_a_command_is_decided_on_the_latest_stat
     for _ in range(3):
         await play_one(first, game_id, tokens, rng)
     view = await first.view(game_id, None)
-    assert second._live[UUID(game_id)].sequence < view.sequence
+    assert second.cache[UUID(game_id)].sequence < view.sequence
     seat = view.to_act[0]
     legal = await first.legal_commands(game_id, tokens[seat])
     accepted = await second.submit(game_id, tokens[seat], msgspec.to_builtins(legal.commands[0]))
@@ -128,8 +128,8 @@ async def test_snapshots_every_k_and_loading_from_them_gives_the_same_state(snap
     for _ in range(60):
         if not await play_one(games, game_id, tokens, rng):
             break
-    await asyncio.gather(*games._background)
-    live = games._live[UUID(game_id)]
+    await games.executor.drain()
+    live = games.cache[UUID(game_id)]
     snapshots = games.snapshots
     assert snapshots.recorder is not None
     records = snapshots.recorder.select_events(UUID(game_id))
@@ -152,12 +152,12 @@ async def test_snapshots_every_k_and_loading_from_them_gives_the_same_state(snap
     snapshot_store.events = counting  # type: ignore[method-assign,assignment]
     cold = Games(snapshot_store, snapshot_every=10)
     view = await cold.view(game_id, None)
-    assert view.sequence == live.sequence and cold._live[UUID(game_id)].state == live.state
+    assert view.sequence == live.sequence and cold.cache[UUID(game_id)].state == live.state
     assert reads and reads[0][0] == records[-1].originator_version  # folded from the latest snapshot only
     earlier = await cold.view(game_id, tokens[0], records[0].originator_version + 1)  # time travel, also from one
     assert earlier.view == rules.view(fold(rules, rules.initial(config), events[: earlier.sequence]), 0)
-    cold._executor.shutdown(wait=True)
-    games._executor.shutdown(wait=True)
+    cold.executor.shutdown()
+    games.executor.shutdown()
 
 
 async def test_a_snapshot_of_another_state_shape_is_ignored(snapshot_store: EventStore) -> None:
@@ -166,8 +166,8 @@ async def test_a_snapshot_of_another_state_shape_is_ignored(snapshot_store: Even
     rng = random.Random(5)
     for _ in range(12):
         await play_one(games, created.game_id, created.seat_tokens, rng)
-    await asyncio.gather(*games._background)
-    live = games._live[UUID(created.game_id)]
+    await games.executor.drain()
+    live = games.cache[UUID(created.game_id)]
     recorder = games.snapshots.recorder
     assert recorder is not None
     from eventsourcing.persistence import StoredEvent
@@ -177,9 +177,9 @@ async def test_a_snapshot_of_another_state_shape_is_ignored(snapshot_store: Even
     assert games.snapshots.latest(UUID(created.game_id), GAME, type(live.state)) is None
     cold = Games(snapshot_store, snapshot_every=5)
     assert (await cold.view(created.game_id, None)).sequence == live.sequence
-    assert cold._live[UUID(created.game_id)].state == live.state
+    assert cold.cache[UUID(created.game_id)].state == live.state
     for service in (games, cold):
-        service._executor.shutdown(wait=True)
+        service.executor.shutdown()
 
 
 def test_snapshots_off_and_due() -> None:
@@ -193,11 +193,11 @@ def test_snapshots_off_and_due() -> None:
 async def test_the_live_cache_is_bounded_and_reloads_what_it_dropped() -> None:
     games = Games(EventStore.from_url("memory:"), max_live=3)
     created = [await games.create(GAME, {}, None, seed=SEED) for _ in range(6)]
-    assert len(games._live) == 3
+    assert len(games.cache) == 3
     views = [await games.view(c.game_id, None) for c in created]  # the dropped ones load again
     assert [v.sequence for v in views] == [c.sequence for c in created]
-    assert len(games._live) == 3
-    games._executor.shutdown(wait=True)
+    assert len(games.cache) == 3
+    games.executor.shutdown()
 
 
 async def test_only_the_latest_finished_games_stay_cached() -> None:
@@ -209,9 +209,9 @@ async def test_only_the_latest_finished_games_stay_cached() -> None:
         while await play_one(games, created.game_id, created.seat_tokens, rng):
             pass
         ids.append(UUID(created.game_id))
-    assert ids[0] not in games._live and ids[1] in games._live
+    assert ids[0] not in games.cache and ids[1] in games.cache
     assert (await games.view(str(ids[0]), None)).over  # reloaded from the store when asked again
-    games._executor.shutdown(wait=True)
+    games.executor.shutdown()
 
 
 # ---------------------------------------------------------------------------

@@ -18,7 +18,7 @@ import pytest
 from cardgames import wire
 from cardgames.engine.core.protocol import PUBLIC
 from cardgames.engine.core.registry import get_game
-from cardgames.service import games as games_module
+from cardgames.service.games import auth as auth_module
 from cardgames.service.grpc_api import TOKEN_METADATA
 from cardgames.service.server import Running, start
 from cardgames.service.spawn import spawn_server
@@ -95,7 +95,7 @@ async def test_tokens_are_compared_in_constant_time_against_every_seat(
         compared.append((a, b))
         return original(a, b)
 
-    monkeypatch.setattr(games_module.hmac, "compare_digest", counting)
+    monkeypatch.setattr(auth_module.hmac, "compare_digest", counting)
     seats = len(created.seat_tokens)
     for token in (created.seat_tokens[0], created.seat_tokens[-1], "forged"):
         compared.clear()
@@ -141,7 +141,7 @@ async def test_spectators_see_the_public_view_and_the_log_hides_every_private_ev
     private_seen = 0
     for _ in range(12):
         await play(stub, game_id, tokens, rng, 5)
-        live = server.games._live[UUID(game_id)]
+        live = server.games.cache[UUID(game_id)]
         if rules.is_over(live.state):
             break
         spectator = (await stub.GetView(pb.GetViewRequest(game_id=game_id))).view

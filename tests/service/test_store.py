@@ -9,13 +9,10 @@ from uuid import uuid4
 
 import pytest
 from cardgames.engine.core.events import MatchSeeded, Shuffled, match_seeded
-from cardgames.service.store import (
+from cardgames.service.store import EventStore, GameNotFound, Header, StaleSequence
+from cardgames.service.store_location import (
     ENV_SQLITE_SYNCHRONOUS,
     ENV_STORE,
-    EventStore,
-    GameNotFound,
-    Header,
-    StaleSequence,
     StoreError,
     environment_for_url,
     resolve_environment,
