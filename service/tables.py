@@ -22,8 +22,10 @@ from cardgames.v1 import table_pb2, table_pb2_grpc
 
 from cardgames.engine.core.echo import echo
 from cardgames.engine.core.registry import get_game
-from cardgames.service.games import Games, InvalidRequest, WorkersBusy
-from cardgames.service.grpc_api import _unary, request_options
+from cardgames.service.errors import InvalidRequest, WorkersBusy
+from cardgames.service.games import Games
+from cardgames.service.grpc_api import request_options
+from cardgames.service.grpc_errors import unary
 from cardgames.service.tournament.log import BUILTIN_KINDS
 from cardgames.service.tournament.players import play_seat, policy_for
 
@@ -112,7 +114,7 @@ class TableServiceApi(table_pb2_grpc.TableServiceServicer):
     def __init__(self, tables: Tables) -> None:
         self.tables = tables
 
-    @_unary
+    @unary
     async def CreateTable(
         self, request: table_pb2.CreateTableRequest, context: grpc.aio.ServicerContext
     ) -> table_pb2.CreateTableResponse:

@@ -28,12 +28,13 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+import msgspec
 import pytest
+from cardgames.engine.core.cards import is_card_or_joker
 from cardgames.engine.core.registry import get_game
 from cardgames.service.store import EventStore
 
 from tests.e2e.server_process import REPO, cardgames_command
-from tests.service.helpers import cards_in
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(os.environ.get("CARDGAMES_ARTIFACTS", REPO / "test-artifacts")) / "web"
@@ -49,6 +50,26 @@ DEADLINE_S = 240
 pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists(), reason=f"Chromium is not installed at {CHROMIUM} (apt-get install chromium)"
 )
+
+
+def cards_in(data: Any) -> set[str]:
+    """Every card anywhere in plain data or a struct; a joker standing for a card (``JK=2S``, in a
+    Contract Rummy meld) counts as the joker only: what it stands for is no card of anyone's."""
+    if isinstance(data, msgspec.Struct):
+        data = msgspec.to_builtins(data)
+    found: set[str] = set()
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            card = item.split("=", 1)[0]
+            if is_card_or_joker(card):
+                found.add(card)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return found
 
 
 @dataclass
