@@ -41,6 +41,19 @@ SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_
 M = TypeVar("M", bound=Message)
 
 
+def request_options(request: Any) -> dict[str, Any]:
+    """The options of a request with ``game`` and ``options`` fields (CreateGame's, CreateTable's), as a dict."""
+    if not request.HasField("options") or request.options.WhichOneof("game") is None:
+        return {}
+    named = wire.game_of(request.options)
+    if named != request.game:
+        raise InvalidOptions(f"options for {named!r} given to a {echo(request.game)} game", game=clip(request.game, 64))
+    try:
+        return wire.options_dict(request.options)
+    except wire.WireError as error:
+        raise InvalidOptions(f"invalid options: {error}", game=clip(request.game, 64)) from error
+
+
 def view_message(result: ViewResult) -> game_service_pb2.View:
     message = wire.wrap_view(
         result.game,
@@ -191,19 +204,9 @@ class GameServiceApi(game_service_pb2_grpc.GameServiceServicer):
     async def CreateGame(
         self, request: game_service_pb2.CreateGameRequest, context: grpc.aio.ServicerContext
     ) -> game_service_pb2.CreateGameResponse:
-        options: dict[str, Any] = {}
-        if request.HasField("options") and request.options.WhichOneof("game") is not None:
-            named = wire.game_of(request.options)
-            if named != request.game:
-                raise InvalidOptions(f"options for {named!r} given to a {echo(request.game)} game",
-                                     game=clip(request.game, 64))
-            try:
-                options = wire.options_dict(request.options)
-            except wire.WireError as error:
-                raise InvalidOptions(f"invalid options: {error}", game=clip(request.game, 64)) from error
         created = await self.games.create(
             request.game,
-            options,
+            request_options(request),
             request.players if request.HasField("players") else None,
             seed=request.seed if request.HasField("seed") else None,
             decks=[list(deck.cards) for deck in request.decks],

@@ -1,6 +1,6 @@
 """The HTTP listener: uvicorn in the grpc.aio server's event loop, over the same application layer.
 
-:func:`start_http` serves GameService, BotService, TournamentService and health's Check and
+:func:`start_http` serves GameService, BotService, TournamentService, TableService and health's Check and
 List (grpc.health.v1.Health) with the Connect protocol and gRPC-Web on one HTTP/1.1 port,
 plus the static files (service/http/app.py), next to a running gRPC server
 (:func:`cardgames.service.server.start`): one process, one store, one ``Games``, the same
@@ -30,12 +30,15 @@ from cardgames.service.grpc_api import GameServiceApi
 from cardgames.service.http.app import HttpApp
 from cardgames.service.http.bridge import Bridge, DescribedApplication, codecs
 from cardgames.service.server import CannotListen, Running, parse_address
+from cardgames.service.tables import TableServiceApi
 from cardgames.service.tournament.grpc_api import TournamentServiceApi
 from cardgames.v1 import (
     bots_connect,
     bots_pb2,
     game_service_connect,
     game_service_pb2,
+    table_connect,
+    table_pb2,
     tournament_connect,
     tournament_pb2,
 )
@@ -108,6 +111,13 @@ def applications(running: Running) -> list[Any]:
                         guards,
                     ),
                 ),
+                read_max_bytes=MAX_REQUEST_BYTES,
+                codecs=codecs(),
+            )
+        )
+        found.append(
+            table_connect.TableServiceASGIApplication(
+                cast(Any, Bridge(TableServiceApi(running.bots.tables), service(table_pb2, "TableService"))),
                 read_max_bytes=MAX_REQUEST_BYTES,
                 codecs=codecs(),
             )

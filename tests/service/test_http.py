@@ -333,9 +333,11 @@ async def test_with_tls_http_is_https_with_the_same_certificate(tmp_path: Path) 
 async def test_every_procedure_answers_an_empty_request_with_a_connect_answer(server: Running) -> None:
     assert server.http is not None
     procedures = server.http.app.procedures
-    assert len(procedures) == 21 and procedures[f"{SERVICE}/Watch"] and not procedures[f"{SERVICE}/GetView"]
+    assert len(procedures) == 22 and procedures[f"{SERVICE}/Watch"] and not procedures[f"{SERVICE}/GetView"]
     assert (
-        "/cardgames.v1.TournamentService/GetTournament" in procedures and "/grpc.health.v1.Health/Check" in procedures
+        "/cardgames.v1.TournamentService/GetTournament" in procedures
+        and "/cardgames.v1.TableService/CreateTable" in procedures
+        and "/grpc.health.v1.Health/Check" in procedures
     )
     for procedure, streams in sorted(procedures.items()):
         reply = await asyncio.to_thread(

@@ -195,7 +195,8 @@ async def test_health_list_answers_every_service(server: Running) -> None:
         listed = await health.List(health_pb2.HealthListRequest())
         statuses = {name: reply.status for name, reply in listed.statuses.items()}
         assert statuses == dict.fromkeys(
-            ("", GAME_SERVICE, "cardgames.v1.BotService", "cardgames.v1.TournamentService"),
+            ("", GAME_SERVICE, "cardgames.v1.BotService", "cardgames.v1.TournamentService",
+             "cardgames.v1.TableService"),
             health_pb2.HealthCheckResponse.SERVING,
         )
         await server.health.enter_graceful_shutdown()
