@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import grpc
-from cardgames.v1 import table_pb2, table_pb2_grpc
 
 from cardgames.engine.core.echo import echo
 from cardgames.engine.core.registry import get_game
@@ -26,8 +25,10 @@ from cardgames.service.errors import InvalidRequest, WorkersBusy
 from cardgames.service.games import Games
 from cardgames.service.grpc_api import request_options
 from cardgames.service.grpc_errors import unary
+from cardgames.service.grpc_tables import time_control_data
 from cardgames.service.tournament.log import BUILTIN_KINDS
 from cardgames.service.tournament.players import play_seat, policy_for
+from cardgames.v1 import table_pb2, table_pb2_grpc
 
 SERVICE_NAME = table_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
 #: Tables with bots played at once, at most.
@@ -59,7 +60,15 @@ class Tables:
         self.limit = limit
         self.running: set[asyncio.Task[None]] = set()
 
-    async def create(self, game: str, options: Mapping[str, Any], players: int | None, bots: Sequence[str]) -> Table:
+    async def create(
+        self,
+        game: str,
+        options: Mapping[str, Any],
+        players: int | None,
+        bots: Sequence[str],
+        time_control: Mapping[str, Any] | None = None,
+    ) -> Table:
+        """A new match with a bot at each seat ``bots`` names; ``time_control`` as CreateGame's."""
         for seat, kind in enumerate(bots):
             if kind and kind not in BUILTIN_KINDS:
                 raise InvalidRequest(
@@ -68,7 +77,7 @@ class Tables:
                 )
         if any(bots) and len(self.running) >= self.limit:
             raise TablesFull(f"{self.limit} tables with bots are being played: try again later")
-        created = await self.games.create(game, options, players)
+        created = await self.games.create(game, options, players, time_control=time_control)
         seats = len(created.seat_tokens)
         if len(bots) > seats:
             raise InvalidRequest(f"{len(bots)} bot kinds for {seats} seats", reason="INVALID_SETUP")
@@ -123,6 +132,7 @@ class TableServiceApi(table_pb2_grpc.TableServiceServicer):
             request_options(request),
             request.players if request.HasField("players") else None,
             request.bots,
+            time_control_data(request.time_control) if request.HasField("time_control") else None,
         )
         return table_pb2.CreateTableResponse(
             game_id=table.game_id,

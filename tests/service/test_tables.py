@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, cast
 
 import grpc
 import pytest
-from cardgames.service.server import Running
-from cardgames.v1 import game_service_pb2, game_service_pb2_grpc, seep_pb2, table_pb2, table_pb2_grpc
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
+
+from cardgames.service.server import Running
+from cardgames.v1 import game_service_pb2, game_service_pb2_grpc, seep_pb2, table_pb2, table_pb2_grpc
 
 
 @pytest.fixture
@@ -83,3 +84,32 @@ async def test_a_full_service_refuses_more_tables(server: Running, stubs: tuple[
     with pytest.raises(grpc.aio.AioRpcError) as caught:
         await tables.CreateTable(table_pb2.CreateTableRequest(game="seep", bots=["", "random", "random", "random"]))
     assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and _reason(caught.value) == "TABLES_FULL"
+
+
+async def test_a_bad_time_control_is_refused_and_creates_nothing(
+    server: Running, stubs: tuple[Any, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tables, _ = stubs
+    made: list[object] = []
+    create = server.games.store.create
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        made.append(args)
+        return create(*args, **kwargs)
+
+    monkeypatch.setattr(server.games.store, "create", counted)
+    for control in [
+        game_service_pb2.TimeControl(initial_ms=-5),
+        game_service_pb2.TimeControl(),  # neither a bank nor a limit per decision
+        game_service_pb2.TimeControl(move_ms=10_000, on_timeout=cast(Any, 99)),  # a number the enum has not,
+    ]:
+        request = table_pb2.CreateTableRequest(game="seep", bots=["", "random"], time_control=control)
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await tables.CreateTable(request)
+        assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT, control
+        assert _reason(caught.value) == "INVALID_TIME_CONTROL"
+    assert made == []
+    assert server.bots is not None and not server.bots.tables.running
+    good = game_service_pb2.TimeControl(move_ms=30_000)
+    table = await tables.CreateTable(table_pb2.CreateTableRequest(game="seep", bots=["", "random"], time_control=good))
+    assert len(made) == 1 and table.game_id

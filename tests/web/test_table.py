@@ -30,10 +30,10 @@ from uuid import UUID
 
 import msgspec
 import pytest
+
 from cardgames.engine.core.cards import is_card_or_joker
 from cardgames.engine.core.registry import get_game
 from cardgames.service.store import EventStore
-
 from tests.e2e.server_process import REPO, cardgames_command
 
 CHROMIUM = Path("/usr/bin/chromium")

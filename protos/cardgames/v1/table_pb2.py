@@ -25,17 +25,17 @@ _sym_db = _symbol_database.Default()
 from cardgames.v1 import game_service_pb2 as cardgames_dot_v1_dot_game__service__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63\x61rdgames/v1/table.proto\x12\x0c\x63\x61rdgames.v1\x1a\x1f\x63\x61rdgames/v1/game_service.proto\"z\n\x12\x43reateTableRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12&\n\x07options\x18\x02 \x01(\x0b\x32\x15.cardgames.v1.Options\x12\x14\n\x07players\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x0c\n\x04\x62ots\x18\x04 \x03(\tB\n\n\x08_players\"t\n\x13\x43reateTableResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x13\n\x0bseat_tokens\x18\x02 \x03(\t\x12\x10\n\x08sequence\x18\x03 \x01(\x03\x12\x17\n\x0fseed_commitment\x18\x04 \x01(\t\x12\x0c\n\x04\x62ots\x18\x05 \x03(\t2b\n\x0cTableService\x12R\n\x0b\x43reateTable\x12 .cardgames.v1.CreateTableRequest\x1a!.cardgames.v1.CreateTableResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63\x61rdgames/v1/table.proto\x12\x0c\x63\x61rdgames.v1\x1a\x1f\x63\x61rdgames/v1/game_service.proto\"\xab\x01\n\x12\x43reateTableRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12&\n\x07options\x18\x02 \x01(\x0b\x32\x15.cardgames.v1.Options\x12\x14\n\x07players\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x0c\n\x04\x62ots\x18\x04 \x03(\t\x12/\n\x0ctime_control\x18\x05 \x01(\x0b\x32\x19.cardgames.v1.TimeControlB\n\n\x08_players\"t\n\x13\x43reateTableResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x13\n\x0bseat_tokens\x18\x02 \x03(\t\x12\x10\n\x08sequence\x18\x03 \x01(\x03\x12\x17\n\x0fseed_commitment\x18\x04 \x01(\t\x12\x0c\n\x04\x62ots\x18\x05 \x03(\t2b\n\x0cTableService\x12R\n\x0b\x43reateTable\x12 .cardgames.v1.CreateTableRequest\x1a!.cardgames.v1.CreateTableResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'cardgames.v1.table_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_CREATETABLEREQUEST']._serialized_start=75
-  _globals['_CREATETABLEREQUEST']._serialized_end=197
-  _globals['_CREATETABLERESPONSE']._serialized_start=199
-  _globals['_CREATETABLERESPONSE']._serialized_end=315
-  _globals['_TABLESERVICE']._serialized_start=317
-  _globals['_TABLESERVICE']._serialized_end=415
+  _globals['_CREATETABLEREQUEST']._serialized_start=76
+  _globals['_CREATETABLEREQUEST']._serialized_end=247
+  _globals['_CREATETABLERESPONSE']._serialized_start=249
+  _globals['_CREATETABLERESPONSE']._serialized_end=365
+  _globals['_TABLESERVICE']._serialized_start=367
+  _globals['_TABLESERVICE']._serialized_end=465
 # @@protoc_insertion_point(module_scope)

@@ -31,6 +31,7 @@ class CreateTableRequest(_message.Message):
     OPTIONS_FIELD_NUMBER: _builtins.int
     PLAYERS_FIELD_NUMBER: _builtins.int
     BOTS_FIELD_NUMBER: _builtins.int
+    TIME_CONTROL_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     """The game's name: "all_fours", "seep" or "contract_rummy" (UNKNOWN_GAME otherwise)."""
     players: _builtins.int
@@ -45,6 +46,12 @@ class CreateTableRequest(_message.Message):
         "heuristic" or "ismcts"). Seats past the end of the list are people's.
         """
 
+    @_builtins.property
+    def time_control(self) -> _game_service_pb2.TimeControl:
+        """A clock for every seat, as CreateGameRequest.time_control (INVALID_TIME_CONTROL for a
+        bad one); unset for none. A seat out of time gets what `on_timeout` says, as in any match.
+        """
+
     def __init__(
         self,
         *,
@@ -52,10 +59,11 @@ class CreateTableRequest(_message.Message):
         options: _game_service_pb2.Options | None = ...,
         players: _builtins.int | None = ...,
         bots: _abc.Iterable[_builtins.str] | None = ...,
+        time_control: _game_service_pb2.TimeControl | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_players", b"_players", "options", b"options", "players", b"players"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_players", b"_players", "options", b"options", "players", b"players", "time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_players", b"_players", "bots", b"bots", "game", b"game", "options", b"options", "players", b"players"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_players", b"_players", "bots", b"bots", "game", b"game", "options", b"options", "players", b"players", "time_control", b"time_control"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__players: _TypeAlias = _typing.Literal["players"]  # noqa: Y015
     _WhichOneofArgType__players: _TypeAlias = _typing.Literal["_players", b"_players"]  # noqa: Y015
