@@ -439,3 +439,30 @@ def test_watch_a_match_of_bots_then_open_its_replay(server: Server, browser: Any
     finally:
         context.close()
     assert not errors, errors
+
+
+def test_a_table_with_a_clock(server: Server, browser: Any) -> None:
+    """A clock chosen in the lobby: every seat's panel shows its time, and the one to act ticks
+    down in the page (from the view's server time, with no call to the service)."""
+    context, page, errors = _open(browser, server.url + "/")
+    try:
+        page.click("[data-game=seep]")
+        page.select_option("#clock", "move-30s")
+        assert page.input_value("#on-timeout") == "bot"  # the default: a bot plays for a seat out of time
+        _take_seats(page, "seep", ["you", "heuristic", "heuristic", "heuristic"])
+        page.wait_for_selector("#table.my-turn .clock.running", timeout=60_000)
+        clocks = page.locator("[data-clock]")
+        assert clocks.count() == 4, page.inner_text("#table")
+        assert all(re.fullmatch(r"⏱ \d+:\d\d(\.\d)?", text) for text in clocks.all_inner_texts())
+        running = page.locator(".clock.running")
+        assert running.count() == 1 and running.get_attribute("data-clock") == "0"
+        calls = page.evaluate("window.__received.length")
+        before = running.inner_text()
+        page.wait_for_timeout(2_200)
+        after = running.inner_text()
+        assert before != after, (before, after)
+        assert page.evaluate("window.__received.length") == calls  # the clock ticks without asking
+        _pictures(page, "seep-clock")
+    finally:
+        context.close()
+    assert not errors, errors

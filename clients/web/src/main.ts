@@ -16,7 +16,9 @@ import {
   type Command,
   CommandSchema,
   EventSchema,
+  OnTimeout,
   OptionsSchema,
+  type SeatStatus,
   type View,
   ViewSchema,
 } from "./gen/cardgames/v1/game_service_pb";
@@ -39,6 +41,18 @@ const ONEOF: Record<string, "seep" | "allFours" | "contractRummy"> = {
   contract_rummy: "contractRummy",
 };
 const BOTS = ["heuristic", "random", "ismcts"];
+/** The lobby's clock choices: a limit per decision, or a bank with an increment per move. */
+const CLOCKS: Record<string, { label: string; control: { initialMs?: bigint; incrementMs?: bigint; moveMs?: bigint } }> = {
+  "move-30s": { label: "30 s a move", control: { moveMs: 30_000n } },
+  "bank-1m": { label: "1 min + 2 s a move", control: { initialMs: 60_000n, incrementMs: 2_000n } },
+  "bank-5m": { label: "5 min + 3 s a move", control: { initialMs: 300_000n, incrementMs: 3_000n } },
+  "bank-15m": { label: "15 min + 10 s a move", control: { initialMs: 900_000n, incrementMs: 10_000n } },
+};
+const ON_TIMEOUT: Record<string, { label: string; value: OnTimeout }> = {
+  bot: { label: "a bot plays for them", value: OnTimeout.BOT_PLAYS },
+  forfeit: { label: "they forfeit", value: OnTimeout.FORFEIT },
+  abort: { label: "the match is called off", value: OnTimeout.ABORT },
+};
 
 function route(): void {
   leave?.();
@@ -101,6 +115,16 @@ function lobby(): void {
   const seatsBox = el("div", { class: "seats-setup" });
   const optionsBox = el("details", { class: "options" });
   const playersSelect = el("select", { id: "players" });
+  const clockSelect = el("select", { id: "clock" }, el("option", { value: "" }, "No clock"),
+    ...Object.entries(CLOCKS).map(([key, clock]) => el("option", { value: key }, clock.label)));
+  const timeoutSelect = el("select", { id: "on-timeout" },
+    ...Object.entries(ON_TIMEOUT).map(([key, choice]) => el("option", { value: key }, choice.label)));
+  const clockBox = el("div", { class: "clock-setup" },
+    el("label", { class: "players", for: "clock" }, el("span", {}, "Clock"), clockSelect),
+    el("label", { class: "players", for: "on-timeout" }, el("span", {}, "Out of time"), timeoutSelect));
+  const drawClock = (): void => { timeoutSelect.disabled = clockSelect.value === ""; };
+  clockSelect.addEventListener("change", drawClock);
+  drawClock();
 
   const drawSeats = (): void => {
     const players = Number(playersSelect.value);
@@ -145,12 +169,15 @@ function lobby(): void {
       values[input.dataset.option as string] = kind === "bool" ? input.value === "true" : Number(input.value);
     }
     const schema = OPTION_SCHEMAS[game];
+    const clock = CLOCKS[clockSelect.value];
+    const timeControl = clock ? { ...clock.control, onTimeout: ON_TIMEOUT[timeoutSelect.value].value } : undefined;
     try {
       const made = await tables.createTable({
         game,
         players: Number(playersSelect.value),
         bots: choices.map((choice) => (BOTS.includes(choice) ? choice : "")),
         options: create(OptionsSchema, { game: { case: ONEOF[game], value: create(schema, values) } as J }),
+        timeControl,
       });
       const mine = choices.indexOf("you");
       rememberTable(made.gameId, { game, bots: made.bots, tokens: made.seatTokens, mine: mine >= 0 ? mine : null });
@@ -178,7 +205,7 @@ function lobby(): void {
   form.append(
     el("h2", {}, "Pick a game"), gamesRow,
     el("label", { class: "players", for: "players" }, el("span", {}, "Players"), playersSelect),
-    seatsBox, optionsBox,
+    seatsBox, clockBox, optionsBox,
     button("Take your seat", () => void start(), { class: "primary", id: "start" }),
     el("div", { class: "elsewhere" }, watchForm, replayForm),
   );
@@ -200,6 +227,52 @@ interface Seated {
   busy: boolean;
   lastTrick: J; // All Fours: the last trick won, to show once the table is cleared
   log: HTMLElement[];
+  viewAt: number; // Date.now() when the view arrived: its server time then
+}
+
+/** m:ss, or s.t under ten seconds. */
+function clockText(ms: number): string {
+  const left = Math.max(0, ms);
+  if (left < 10_000) return `0:0${(left / 1000).toFixed(1)}`;
+  const seconds = Math.floor(left / 1000);
+  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+}
+
+/** A seat's time left now: the view's figure, less what has passed since the view's server time. */
+function clockLeft(node: HTMLElement, now: number): number {
+  const remaining = Number(node.dataset.remaining);
+  if (node.dataset.running !== "true") return remaining;
+  // The view's server time is the moment it arrived here: the server's clock now is that plus
+  // what has passed since, so a local clock set wrong does not matter.
+  const serverTime = Number(node.dataset.serverTime);
+  const serverNow = serverTime + (now - Number(node.dataset.viewAt));
+  return serverTime + remaining - serverNow;
+}
+
+function tickClock(node: HTMLElement, now: number): void {
+  const left = clockLeft(node, now);
+  node.textContent = `⏱ ${clockText(left)}`;
+  node.classList.toggle("low", node.dataset.running === "true" && left < 10_000);
+}
+
+/** A seat's clock (with a time control), and badges for a bot playing it or its player being away. */
+function seatBadges(view: View, seat: number, viewAt: number, tableBot: string | undefined): (HTMLElement | string)[] {
+  const status: SeatStatus | undefined = view.seats.find((entry) => entry.seat === seat) ?? view.seats[seat];
+  if (!status) return [];
+  const badges: (HTMLElement | string)[] = [];
+  if (view.timeControl) {
+    const running = status.running && !view.over;
+    const clock = el("span", {
+      class: `clock${running ? " running" : ""}`, "data-clock": String(seat), "data-running": String(running),
+      "data-remaining": String(status.remainingMs), "data-server-time": String(view.serverTimeMs), "data-view-at": String(viewAt),
+      title: running ? "time left to act" : "time in the bank",
+    });
+    tickClock(clock, viewAt);
+    badges.push(clock);
+  }
+  if (status.bot) badges.push(el("span", { class: "badge bot", title: `a ${status.bot} bot plays this seat` }, "bot"));
+  else if (!status.connected && !tableBot && seat !== view.seat) badges.push(el("span", { class: "badge offline", title: "not connected" }, "offline"));
+  return badges;
 }
 
 function seatNamer(gameId: string, me: number | undefined): (seat: number) => string {
@@ -227,9 +300,14 @@ function namesFor(gameId: string, view: View | undefined, json: J): Namer & { si
 }
 
 function tablePage(gameId: string, token: string | undefined): void {
-  const state: Seated = { gameId, token, json: {}, commands: [], commandsAt: -1n, total: 0n, selected: null, busy: false, lastTrick: null, log: [] };
+  const state: Seated = { gameId, token, json: {}, commands: [], commandsAt: -1n, total: 0n, selected: null, busy: false, lastTrick: null, log: [], viewAt: 0 };
   const stop = new AbortController();
-  leave = () => stop.abort();
+  // The clocks tick here, from the last view: no call to the service.
+  const ticker = setInterval(() => {
+    const now = Date.now();
+    for (const node of document.querySelectorAll<HTMLElement>(".clock[data-running=true]")) tickClock(node, now);
+  }, 200);
+  leave = () => { stop.abort(); clearInterval(ticker); };
   const status = el("div", { class: "status", id: "status", "aria-live": "polite" }, "Connecting…");
   const seatsRow = el("div", { class: "opponents" });
   const felt = el("div", { class: "felt-wrap" });
@@ -291,7 +369,8 @@ function tablePage(gameId: string, token: string | undefined): void {
       const count = hands[seat] ?? 0;
       const acting = toAct.includes(seat) && !view.over;
       const box = el("div", { class: `seat${acting ? " acting" : ""}`, "data-seat": String(seat) },
-        el("div", { class: "name" }, name(seat), Number(state.json.dealer) === seat && state.json.dealer !== undefined ? el("span", { class: "dealer", title: "dealer" }, "D") : ""),
+        el("div", { class: "name" }, name(seat), Number(state.json.dealer) === seat && state.json.dealer !== undefined ? el("span", { class: "dealer", title: "dealer" }, "D") : "",
+          ...seatBadges(view, seat, state.viewAt, notes?.bots[seat])),
         el("div", { class: "backs", title: `${count} cards` }, el("span", { class: "card back mini" }), `× ${count}`),
         el("div", { class: "figures" }, ...seatFigures(view.gameName, state.json, seat, sides)));
       return box;
@@ -324,7 +403,8 @@ function tablePage(gameId: string, token: string | undefined): void {
       handRow.append(face);
     }
     mine.append(el("div", { class: `seat me${myTurn ? " acting" : ""}` },
-      el("div", { class: "name" }, "You", ` (seat ${me})`, Number(state.json.dealer) === me && state.json.dealer !== undefined ? el("span", { class: "dealer", title: "dealer" }, "D") : ""),
+      el("div", { class: "name" }, "You", ` (seat ${me})`, Number(state.json.dealer) === me && state.json.dealer !== undefined ? el("span", { class: "dealer", title: "dealer" }, "D") : "",
+        ...seatBadges(view, me, state.viewAt, undefined)),
       el("div", { class: "figures" }, ...seatFigures(view.gameName, state.json, me, sides))), handRow);
     if (!current) return;
     const shown = commandJson.map((json, index) => ({ json, index }))
@@ -413,6 +493,7 @@ function tablePage(gameId: string, token: string | undefined): void {
           after = message.sequence;
           if (!message.view) continue;
           state.view = message.view;
+          state.viewAt = Date.now();
           state.json = gameJson(message.view);
           addLog(message.events.map((entry) => ({ sequence: String(entry.sequence), event: entry.event ? toJson(EventSchema, entry.event) : {} })));
           await refreshCommands();
