@@ -34,7 +34,7 @@ const VERBS: Record<string, string> = {
 };
 
 /** Events that say nothing to a person at the table (the seed's commitment, the shuffles, clock ticks). */
-const QUIET = new Set(["matchSeeded", "shuffled", "clockCharged", "matchCreated"]);
+const QUIET = new Set(["matchSeeded", "shuffled", "clockCharged", "clockMarked", "matchCreated"]);
 /** Fields not worth a word (configurations, and the seats already named). */
 const SKIP = new Set(["config", "seat", "play", "owners", "count", "placedBy"]);
 

@@ -251,7 +251,7 @@ function clockLeft(node: HTMLElement, now: number): number {
 
 function tickClock(node: HTMLElement, now: number): void {
   const left = clockLeft(node, now);
-  node.textContent = `⏱ ${clockText(left)}`;
+  node.textContent = clockText(left);
   node.classList.toggle("low", node.dataset.running === "true" && left < 10_000);
 }
 
