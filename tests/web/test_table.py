@@ -454,6 +454,7 @@ def test_a_table_with_a_clock(server: Server, browser: Any) -> None:
         clocks = page.locator("[data-clock]")
         assert clocks.count() == 4, page.inner_text("#table")
         assert all(re.fullmatch(r"\d+:\d\d(\.\d)?", text) for text in clocks.all_inner_texts())
+        assert not page.locator(".badge.offline").count()  # the bots watch their seats: all connected
         running = page.locator(".clock.running")
         assert running.count() == 1 and running.get_attribute("data-clock") == "0"
         calls = page.evaluate("window.__received.length")
