@@ -16,9 +16,9 @@ from cardgames.engine.contract_rummy.config import CONTRACTS
 from cardgames.engine.contract_rummy.finder import Shape, find_layout, three_runs_cover
 from cardgames.engine.contract_rummy.melds import face_at
 from cardgames.engine.core.cards import RANKS, SUITS
-from cardgames.engine.core.protocol import Rejection
 from tests.contract_rummy.brute import every_meld, some_contract, some_dig
 from tests.contract_rummy.helpers import game, position
+from tests.soundness import assert_listed_accepted
 
 #: (deck_policy, players) giving 0-1 jokers with one pack, or 1, 2, 3 jokers with two packs.
 DECKS = {
@@ -97,8 +97,7 @@ def _offered_exactly_when_one_exists(hand: list[str], policy: str, players: int,
     sets, runs = CONTRACTS[deal - 1]
     exists = some_contract(state, 0, sets, runs, state.config.contract_meld_count == "exact")
     assert bool(offered) == exists, (hand, options, deal, taken, offered)
-    for meld in offered:
-        assert not isinstance(game.decide(state, 0, meld), Rejection)
+    assert_listed_accepted(game, state, 0, offered)
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -191,8 +190,7 @@ def test_dig_is_offered_exactly_when_the_dug_card_can_be_placed(case: tuple[int,
     sets, runs = CONTRACTS[deal - 1]
     exists = some_dig(state, 0, depth, sets, runs)
     assert bool(offered) == exists, (hand, pile, options, deal, melds, met, offered)
-    for dig in offered:
-        assert not isinstance(game.decide(state, 0, dig), Rejection), dig
+    assert_listed_accepted(game, state, 0, offered)
 
 
 def test_every_meld_of_the_brute_force_is_legal() -> None:

@@ -26,6 +26,7 @@ from cardgames.engine.seep.cards import VALUE
 from cardgames.engine.seep.legal import LAST_LISTING
 from cardgames.engine.seep.state import State
 from tests.seep.helpers import canonical, playout_states, table
+from tests.soundness import assert_listed_accepted, unseen
 
 OPTION_VALUES: dict[str, list[Any]] = {
     "capture_extent": ["maximal", "free"],
@@ -98,9 +99,7 @@ def _enumerated(state: State, seat: int) -> set[Any]:
     listed = seep.legal_commands(state, seat)
     keys = [canonical(command) for command in listed]
     assert len(keys) == len(set(keys)), "legal_commands lists a command twice"
-    for command in listed:
-        outcome = seep.decide(state, seat, command)
-        assert not isinstance(outcome, Rejection), f"listed {command} is rejected: {outcome}"
+    assert_listed_accepted(seep, state, seat, listed)
     return set(keys)
 
 
@@ -108,10 +107,11 @@ def _assert_exact(state: State) -> int:
     """The candidates decide accepts are exactly the listed commands; returns the seat to act."""
     seat = seep.to_act(state)[0]
     listed = _enumerated(state, seat)
+    fresh = unseen(state)  # decide on the state just listed for would trust the listing
     accepted = {
         canonical(command)
         for command in _candidates(state, seat)
-        if not isinstance(seep.decide(state, seat, command), Rejection)
+        if not isinstance(seep.decide(fresh, seat, command), Rejection)
     }
     assert accepted == listed
     return seat
@@ -166,9 +166,10 @@ def test_random_commands_are_accepted_only_when_listed(
         return
     seat = seep.to_act(state)[0]
     listed = _enumerated(state, seat)
+    fresh = unseen(state)
     for _ in range(20):
         command = data.draw(_commands(state, seat))
-        accepted = not isinstance(seep.decide(state, seat, command), Rejection)
+        accepted = not isinstance(seep.decide(fresh, seat, command), Rejection)
         assert accepted == (canonical(command) in listed), command
 
 
