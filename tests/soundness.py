@@ -10,6 +10,7 @@ command a faulty listing offered. Every "listed implies accepted" check goes thr
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from typing import Any
 
 import msgspec
@@ -25,16 +26,15 @@ def unseen(state: Any) -> Any:
     return copy
 
 
-def assert_listed_accepted(rules: Any, state: Any, seat: int, listed: list[Any] | None = None) -> list[Any]:
+def assert_listed_accepted(rules: Any, state: Any, seat: int, listed: Iterable[Any] | None = None) -> list[Any]:
     """Every command ``rules`` lists for ``seat`` (or ``listed``) is accepted by ``decide`` on a copy
     of ``state`` the listing never saw; returns the listed commands."""
-    if listed is None:
-        listed = list(rules.legal_commands(state, seat))
+    commands = list(rules.legal_commands(state, seat) if listed is None else listed)
     fresh = unseen(state)
-    for command in listed:
+    for command in commands:
         outcome = rules.decide(fresh, seat, command)
         assert not isinstance(outcome, Rejection), f"listed {command!r} is rejected: {outcome}"
-    return listed
+    return commands
 
 
 def random_walk(rules: Any, options: dict[str, Any], players: int, seed: int, steps: int) -> int:
