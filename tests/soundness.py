@@ -37,12 +37,17 @@ def assert_listed_accepted(rules: Any, state: Any, seat: int, listed: Iterable[A
     return commands
 
 
+def new_state(rules: Any, options: dict[str, Any], players: int, seed: int) -> Any:
+    """The state of a new match of ``rules`` dealt from ``seed``."""
+    config = rules.make_config(options, players)
+    return fold(rules, rules.initial(config), rules.start(config, Setup(seed=f"{seed:064x}")))
+
+
 def random_walk(rules: Any, options: dict[str, Any], players: int, seed: int, steps: int) -> int:
     """Random legal play from a new match, checking every position on the way with
     :func:`assert_listed_accepted`; returns how many positions were checked."""
     rng = random.Random(seed)
-    config = rules.make_config(options, players)
-    state = fold(rules, rules.initial(config), rules.start(config, Setup(seed=f"{seed:064x}")))
+    state = new_state(rules, options, players, seed)
     checked = 0
     while checked < steps and not rules.is_over(state):
         seat = rules.to_act(state)[0]

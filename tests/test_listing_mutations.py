@@ -4,6 +4,7 @@ for the very same state object."""
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
@@ -11,9 +12,11 @@ import pytest
 from cardgames.engine.all_fours.commands import Play
 from cardgames.engine.contract_rummy.commands import Discard
 from cardgames.engine.core.cards import STANDARD_PACK
+from cardgames.engine.core.protocol import Rejection
 from cardgames.engine.core.registry import get_game
+from cardgames.engine.core.replay import fold
 from cardgames.engine.seep.commands import Throw
-from tests.soundness import InjectedListing, random_walk
+from tests.soundness import InjectedListing, new_state, random_walk, unseen
 
 GAMES = {"seep": 4, "contract_rummy": 4, "all_fours": 4}
 
@@ -44,3 +47,23 @@ def test_an_injected_illegal_command_fails_the_check(name: str) -> None:
     rules = InjectedListing(get_game(name), _illegal(name))
     with pytest.raises(AssertionError, match="is rejected"):
         random_walk(rules, {}, GAMES[name], seed=7, steps=40)
+
+
+@pytest.mark.parametrize("name", ["contract_rummy", "seep"])
+def test_deciding_on_the_listed_state_would_hide_the_injected_command(name: str) -> None:
+    """Why the check decides on a copy: on the very state object it listed for, ``decide``
+    trusts the faulty listing and accepts the illegal command (within a few moves of play)."""
+    rules = get_game(name)
+    injected = InjectedListing(rules, _illegal(name))
+    state = new_state(rules, {}, GAMES[name], seed=7)
+    rng = random.Random(1)
+    for _ in range(30):
+        seat = rules.to_act(state)[0]
+        *legal, illegal = injected.legal_commands(state, seat)
+        if not isinstance(rules.decide(state, seat, illegal), Rejection):
+            assert isinstance(rules.decide(unseen(state), seat, illegal), Rejection)
+            return
+        outcome = rules.decide(state, seat, rng.choice(legal))
+        assert not isinstance(outcome, Rejection), outcome
+        state = fold(rules, state, outcome)
+    pytest.fail("the shortcut never took the injected command")
