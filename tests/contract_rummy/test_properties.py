@@ -121,8 +121,6 @@ def _fit(options: dict[str, Any], players: int) -> tuple[dict[str, Any], int]:
     options = {**options, "allow_six_to_eight": True}
     if isinstance(options.get("first_dealer"), int) and options["first_dealer"] >= players:
         options["first_dealer"] = 0
-    if players > 5 or options.get("deck_policy") != "pagat":
-        return options, players
     return options, players
 
 
