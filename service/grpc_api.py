@@ -31,7 +31,7 @@ from cardgames.service.games import (
     ViewResult,
 )
 from cardgames.service.grpc_errors import DOMAIN, TOKEN_METADATA, error_status, token_of, unary
-from cardgames.service.grpc_tables import bot_name, seat_status, time_control_data, time_control_message
+from cardgames.service.grpc_tables import bot_name, request_time_control, seat_status, time_control_message
 from cardgames.v1 import bots_pb2, game_service_pb2, game_service_pb2_grpc
 
 __all__ = ["DOMAIN", "SERVICE_NAME", "TOKEN_METADATA", "GameServiceApi", "error_status"]
@@ -212,7 +212,7 @@ class GameServiceApi(game_service_pb2_grpc.GameServiceServicer):
             decks=[list(deck.cards) for deck in request.decks],
             dealer=request.dealer if request.HasField("dealer") else None,
             seat_entropy=request.seat_entropy,
-            time_control=time_control_data(request.time_control) if request.HasField("time_control") else None,
+            time_control=request_time_control(request),
         )
         return game_service_pb2.CreateGameResponse(
             game_id=created.game_id, seat_tokens=created.seat_tokens, sequence=created.sequence,

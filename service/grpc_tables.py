@@ -33,6 +33,11 @@ _BOTS = {
 }
 
 
+#: The enums' names by number (what a message carries, back to the plain form).
+_ON_TIMEOUT_NAMES: dict[int, str] = {number: name for name, number in _ON_TIMEOUT.items()}
+_BOT_NAMES: dict[int, str] = {number: name for name, number in _BOTS.items()}
+
+
 def time_control_message(control: Mapping[str, Any]) -> game_service_pb2.TimeControl:
     """A time control's plain form (engine/core/time_control.py) as its message."""
     return game_service_pb2.TimeControl(
@@ -46,25 +51,27 @@ def time_control_message(control: Mapping[str, Any]) -> game_service_pb2.TimeCon
 
 def time_control_data(message: game_service_pb2.TimeControl) -> dict[str, Any]:
     """A TimeControl message's plain form (unset enums: the defaults; unknown numbers: refused later)."""
-    on_timeout = {number: name for name, number in _ON_TIMEOUT.items()}
-    bots = {number: name for name, number in _BOTS.items()}
     data: dict[str, Any] = {
         "initial_ms": message.initial_ms,
         "increment_ms": message.increment_ms,
         "move_ms": message.move_ms,
     }
     if message.on_timeout:
-        data["on_timeout"] = on_timeout.get(message.on_timeout, f"#{message.on_timeout}")
+        data["on_timeout"] = _ON_TIMEOUT_NAMES.get(message.on_timeout, f"#{message.on_timeout}")
     if message.bot:
-        data["bot"] = bots.get(message.bot, f"#{message.bot}")
+        data["bot"] = _BOT_NAMES.get(message.bot, f"#{message.bot}")
     return data
+
+
+def request_time_control(request: Any) -> dict[str, Any] | None:
+    """The time control of a request with a ``time_control`` field (CreateGame's, CreateTable's), or None."""
+    return time_control_data(request.time_control) if request.HasField("time_control") else None
 
 
 def bot_name(strength: int) -> str:
     """A BotStrength's name ("" for unspecified: the seat's own player)."""
     if not strength:
         return ""
-    names: dict[int, str] = {number: name for name, number in _BOTS.items()}
-    if strength not in names:
+    if strength not in _BOT_NAMES:
         raise InvalidRequest(f"unknown bot strength {strength}", reason="INVALID_BOT")
-    return names[strength]
+    return _BOT_NAMES[strength]

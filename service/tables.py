@@ -25,7 +25,7 @@ from cardgames.service.errors import InvalidRequest, WorkersBusy
 from cardgames.service.games import Games
 from cardgames.service.grpc_api import request_options
 from cardgames.service.grpc_errors import unary
-from cardgames.service.grpc_tables import time_control_data
+from cardgames.service.grpc_tables import request_time_control
 from cardgames.service.tournament.log import BUILTIN_KINDS
 from cardgames.service.tournament.players import play_seat, policy_for
 from cardgames.v1 import table_pb2, table_pb2_grpc
@@ -132,7 +132,7 @@ class TableServiceApi(table_pb2_grpc.TableServiceServicer):
             request_options(request),
             request.players if request.HasField("players") else None,
             request.bots,
-            time_control_data(request.time_control) if request.HasField("time_control") else None,
+            request_time_control(request),
         )
         return table_pb2.CreateTableResponse(
             game_id=table.game_id,
