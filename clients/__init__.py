@@ -4,7 +4,7 @@ Only the wire contract is imported here (``cardgames.v1`` and ``cardgames.wire``
 the engine or the service: a client sees what the service shows it, nothing more.
 """
 
-from cardgames.clients.client import GameClient, OwnerHandle, Retry, SeatHandle, seed_hex
+from cardgames.clients.client import GameClient, OwnerHandle, SeatHandle, seed_hex
 from cardgames.clients.errors import (
     AuthError,
     CardgamesError,
@@ -12,6 +12,7 @@ from cardgames.clients.errors import (
     GameNotFound,
     InvalidRequest,
     RateLimited,
+    ResourceExhausted,
     ServiceUnavailable,
     StaleSequence,
 )
@@ -27,6 +28,7 @@ from cardgames.clients.models import (
     View,
     Written,
 )
+from cardgames.clients.retries import Retry
 
 __all__ = [
     "Accepted",
@@ -42,6 +44,7 @@ __all__ = [
     "LogEvent",
     "OwnerHandle",
     "RateLimited",
+    "ResourceExhausted",
     "Retry",
     "SeatHandle",
     "SeatStatus",

@@ -17,9 +17,16 @@ is unreachable, for up to :attr:`Retry.timeout` seconds. ``watch`` reconnects th
 and resumes after the last sequence it delivered, so a server restart loses and repeats
 nothing. ``create_game`` and ``submit`` wait for the connection but are not re-sent after
 a broken connection: :class:`ServiceUnavailable` then says that the outcome is unknown
-(re-read the view; a retry with ``expected_sequence`` can never apply twice). Any call the
-service refuses with RATE_LIMITED did nothing, so the client waits the delay the service
-gives (its ``google.rpc.RetryInfo``) and sends it again.
+(re-read the view; a retry with ``expected_sequence`` can never apply twice).
+
+Refusals: a call the service refuses with RESOURCE_EXHAUSTED and a retry hint (its
+``google.rpc.RetryInfo`` or the ``grpc-retry-pushback-ms`` trailer: too many calls from this
+caller, or the service past its capacity) did nothing, so the client waits at least the hint
+(jittered upwards) and sends it again, at most :attr:`Retry.refusals` times in a row and within
+:attr:`Retry.timeout` seconds, then raises :class:`RateLimited`. Every call is resent that way,
+a watch's opening too, except a ``submit`` without ``expected_sequence`` (only the sequence makes
+a resent command impossible to apply twice): that one raises :class:`RateLimited` at once.
+A RESOURCE_EXHAUSTED without a hint (:class:`ResourceExhausted`) is never resent.
 """
 
 from __future__ import annotations
@@ -28,8 +35,7 @@ import asyncio
 import hashlib
 import random
 import re
-from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -57,6 +63,7 @@ from cardgames.clients.models import (
     Written,
     log_events,
 )
+from cardgames.clients.retries import Refusals, Retry
 from cardgames.v1 import game_service_pb2 as pb
 from cardgames.v1 import game_service_pb2_grpc
 from cardgames.v1.common_pb2 import CardList
@@ -76,28 +83,6 @@ R = TypeVar("R")
 _HEX_SEED = re.compile(r"[0-9a-fA-F]{64}")
 #: A watch that fails with one of these reconnects (CANCELLED: the server cancelled it, shutting down).
 _RECONNECT_CODES = TRANSIENT_CODES | {grpc.StatusCode.CANCELLED}
-
-
-@dataclass(frozen=True)
-class Retry:
-    """How the client waits for an unreachable service: exponential backoff with jitter.
-
-    ``timeout`` bounds how long one read or one watch keeps trying without reaching the
-    service before it raises :class:`ServiceUnavailable`; ``call_timeout`` bounds one call.
-    """
-
-    timeout: float = 60.0
-    initial: float = 0.05
-    maximum: float = 1.0
-    multiplier: float = 2.0
-    call_timeout: float = 30.0
-
-    def delays(self, rng: random.Random) -> Iterator[float]:
-        """The pauses between attempts: initial, x multiplier, ... capped at maximum, each jittered."""
-        delay = self.initial
-        while True:
-            yield delay * (0.5 + rng.random() / 2)
-            delay = min(self.maximum, delay * self.multiplier)
 
 
 def _auth(token: str | None) -> tuple[tuple[str, str], ...]:
@@ -150,24 +135,30 @@ class GameClient:
         token: str | None = None,
         *,
         idempotent: bool = True,
+        resend_refused: bool = True,
     ) -> R:
         """One unary call with the token, typed errors and (for reads) retries while unreachable.
 
         The call waits for the connection to be ready (``wait_for_ready``), so a request is
         only sent to a listening server; an idempotent call is tried again when the
-        connection breaks during it.
+        connection breaks during it. A refusal with a retry hint is resent after the hint
+        (jittered, bounded: :class:`Refusals`) unless ``resend_refused`` is false.
         """
         loop = asyncio.get_running_loop()
         give_up = loop.time() + self.retry.timeout
         delays = self.retry.delays(self._rng)
+        refusals = Refusals(self.retry, self._rng, loop.time)
         while True:
             timeout = min(self.retry.call_timeout, max(0.1, give_up - loop.time()))
             try:
                 return await rpc(request, metadata=_auth(token), timeout=timeout, wait_for_ready=True)
             except grpc.aio.AioRpcError as error:
                 failure = from_rpc_error(error)
-            if isinstance(failure, RateLimited) and loop.time() + failure.retry_after < give_up:
-                await asyncio.sleep(failure.retry_after)  # refused before doing anything: safe to resend
+            if isinstance(failure, RateLimited):
+                pause = refusals.pause(failure) if resend_refused else None
+                if pause is None:
+                    raise failure
+                await asyncio.sleep(pause)  # refused before doing anything: safe to resend
             elif idempotent and failure.status in TRANSIENT_CODES and loop.time() < give_up:
                 await asyncio.sleep(next(delays))
             else:
@@ -295,9 +286,11 @@ class SeatHandle:
         """Send one command (a FORMAT.md dict) for this seat; returns the new sequence and its events.
 
         With ``expected_sequence`` the service refuses the command (:class:`StaleSequence`)
-        unless the game is still at that sequence. Raises :class:`CommandRejected` when the
-        rules refuse it (nothing is written then) and :class:`ServiceUnavailable` when the
-        connection broke before the answer (the outcome is then unknown).
+        unless the game is still at that sequence, and a refusal with a retry hint is resent
+        (the sequence makes it impossible to apply twice); without it such a refusal raises
+        :class:`RateLimited` at once. Raises :class:`CommandRejected` when the rules refuse it
+        (nothing is written then) and :class:`ServiceUnavailable` when the connection broke
+        before the answer (the outcome is then unknown).
         """
         game = await self._game_name()
         try:
@@ -305,7 +298,8 @@ class SeatHandle:
         except wire.WireError as error:
             raise CommandRejected("invalid_command", "", f"the command fits no {game} message: {error}") from None
         request = pb.SubmitCommandRequest(game_id=self.game_id, command=message, expected_sequence=expected_sequence)
-        reply = await self.client.call(self.client.stub.SubmitCommand, request, self.token, idempotent=False)
+        reply = await self.client.call(self.client.stub.SubmitCommand, request, self.token, idempotent=False,
+                                       resend_refused=expected_sequence is not None)
         return Accepted(reply.sequence, log_events(reply.events))
 
     async def log(self, after_sequence: int = 0, limit: int = 0) -> Log:
@@ -345,7 +339,9 @@ class SeatHandle:
         breaks (a server restart) the watch reconnects with backoff and resumes after the
         last sequence it delivered: no event is missed or repeated. The first update after
         a reconnection has ``resumed`` set. Raises :class:`ServiceUnavailable` after
-        ``Retry.timeout`` seconds without reaching the service. ``presence``: also an update (no
+        ``Retry.timeout`` seconds without reaching the service. An opening refused with a retry
+        hint is tried again after the hint (jittered), :attr:`Retry.refusals` times in a row at
+        most, then :class:`RateLimited` is raised. ``presence``: also an update (no
         events) whenever a seat comes or goes (``Update.presence``).
         """
         client = self.client
@@ -354,6 +350,7 @@ class SeatHandle:
         resumed = False
         failing_since: float | None = None
         delays = client.retry.delays(client._rng)
+        refusals = Refusals(client.retry, client._rng, loop.time)
         while True:
             request = pb.WatchRequest(game_id=self.game_id, after_sequence=last, presence=presence)
             call = client.stub.Watch(request, metadata=_auth(self.token))
@@ -362,6 +359,7 @@ class SeatHandle:
                 async for message in call:
                     failing_since = None
                     delays = client.retry.delays(client._rng)
+                    refusals.reset()
                     view = View.from_message(message.view)
                     self._learn(view)
                     events = log_events(message.events)
@@ -382,6 +380,13 @@ class SeatHandle:
                     raise failure from None
             finally:
                 call.cancel()
+            resumed = True
+            if isinstance(failure, RateLimited):
+                pause = refusals.pause(failure)
+                if pause is None:
+                    raise failure from None
+                await asyncio.sleep(pause)
+                continue
             now = loop.time()
             failing_since = now if failing_since is None else failing_since
             if now - failing_since > client.retry.timeout:
@@ -389,8 +394,7 @@ class SeatHandle:
                     f"no answer from {client.address} for {client.retry.timeout:.0f} s: {failure}",
                     status=grpc.StatusCode.UNAVAILABLE,
                 )
-            resumed = True
-            await asyncio.sleep(failure.retry_after if isinstance(failure, RateLimited) else next(delays))
+            await asyncio.sleep(next(delays))
 
 
 class OwnerHandle:

@@ -15,9 +15,13 @@ class                       reasons
 :class:`GameNotFound`       GAME_NOT_FOUND
 :class:`InvalidRequest`     UNKNOWN_GAME, INVALID_OPTIONS, INVALID_SEED, INVALID_SETUP,
                             INVALID_SEQUENCE, INVALID_GAME_ID, MALFORMED_REQUEST (INVALID_ARGUMENT)
-:class:`RateLimited`        RATE_LIMITED (too many calls or streams from this caller; nothing was
-                            done: retry after ``retry_after`` seconds, the status's RetryInfo,
-                            which the client does itself)
+:class:`RateLimited`        RESOURCE_EXHAUSTED with a retry hint (RATE_LIMITED: too many calls or
+                            streams from this caller; or the service past its capacity): nothing
+                            was done, retry after ``retry_after`` seconds (the status's RetryInfo,
+                            else the ``grpc-retry-pushback-ms`` trailer), which the client does
+                            itself, a bounded number of times (:class:`~cardgames.clients.Retry`)
+:class:`ResourceExhausted`  RESOURCE_EXHAUSTED without a retry hint (WORKERS_BUSY, TABLES_FULL, a
+                            message over gRPC's size limit): not resent by the client
 :class:`ServiceUnavailable` the service could not be reached (UNAVAILABLE, DEADLINE_EXCEEDED),
                             or its store is down (STORE_UNAVAILABLE)
 :class:`CardgamesError`     any other reason (e.g. NOT_NOW, MATCH_NOT_STARTED): ``reason`` says which
@@ -113,15 +117,25 @@ class InvalidRequest(CardgamesError):
     default_reason = "INVALID_REQUEST"
 
 
-class RateLimited(CardgamesError):
-    """Too many calls (or open watches) from this caller; the call did nothing. Retry after ``retry_after`` s
-    (the status's ``google.rpc.RetryInfo``)."""
+class ResourceExhausted(CardgamesError):
+    """RESOURCE_EXHAUSTED: the service cannot take this call now. Without a retry hint (this class
+    itself) the client does not send it again by itself: the reason says what ran out."""
+
+    default_reason = "RESOURCE_EXHAUSTED"
+
+
+class RateLimited(ResourceExhausted):
+    """A call refused with a retry hint (too many calls from this caller, or the service past its
+    capacity); the call did nothing. Retry after ``retry_after`` s (the status's
+    ``google.rpc.RetryInfo``, else the ``grpc-retry-pushback-ms`` trailer). ``refusals``: how many
+    times in a row the client saw this call refused before it gave up (1 when it did not resend)."""
 
     default_reason = "RATE_LIMITED"
 
     def __init__(self, retry_after: float, message: str = "", **kwargs: object) -> None:
         super().__init__(message or f"rate limited: retry in {retry_after:.3f} s", **kwargs)  # type: ignore[arg-type]
         self.retry_after = retry_after
+        self.refusals = 1
 
 
 class ServiceUnavailable(CardgamesError):
@@ -169,21 +183,21 @@ def _details(
 
 
 def retry_after(error: grpc.aio.AioRpcError, retry: error_details_pb2.RetryInfo | None,
-                metadata: Mapping[str, str]) -> float:
+                metadata: Mapping[str, str]) -> float | None:
     """Seconds to wait before a refused call may be sent again: the status's RetryInfo, else the
-    ``grpc-retry-pushback-ms`` trailer, else ErrorInfo's ``retry_after_ms``, else 1 s."""
+    ``grpc-retry-pushback-ms`` trailer, else ErrorInfo's ``retry_after_ms``; None without a hint.
+
+    A pushback trailer that is not a whole number of milliseconds at least 0 means "do not
+    retry" (gRFC A6): None too.
+    """
     if retry is not None and retry.HasField("retry_delay"):
         return max(0.0, retry.retry_delay.ToNanoseconds() / 1e9)
     for key, value in error.trailing_metadata() or ():
         if key == PUSHBACK:
-            try:
-                return max(0, int(value)) / 1000
-            except (TypeError, ValueError):
-                break
-    try:
-        return max(0, int(metadata.get("retry_after_ms", "1000"))) / 1000
-    except ValueError:
-        return 1.0
+            text = value.decode("ascii", "replace") if isinstance(value, bytes) else str(value)
+            return int(text) / 1000 if text.isdigit() else None
+    hinted = metadata.get("retry_after_ms", "")
+    return int(hinted) / 1000 if hinted.isdigit() else None
 
 
 def from_rpc_error(error: grpc.aio.AioRpcError) -> CardgamesError:
@@ -200,7 +214,10 @@ def from_rpc_error(error: grpc.aio.AioRpcError) -> CardgamesError:
         text = rejection.message if rejection is not None else metadata.get("message", message)
         return CommandRejected(code, rule, text, reason=reason, **common)
     if reason == "RATE_LIMITED" or status == grpc.StatusCode.RESOURCE_EXHAUSTED:
-        return RateLimited(retry_after(error, retry, metadata), message, reason=reason or "RATE_LIMITED", **common)
+        wait = retry_after(error, retry, metadata)
+        if wait is None:  # no hint: nothing says when (or whether) the same call could succeed
+            return ResourceExhausted(message, reason=reason or "RESOURCE_EXHAUSTED", **common)
+        return RateLimited(wait, message, reason=reason or "RATE_LIMITED", **common)
     if reason == "STALE_SEQUENCE":
         latest = int(metadata.get("sequence", "-1"))
         return StaleSequence(latest, message, reason=reason, **common)

@@ -19,8 +19,9 @@ from concurrent.futures import Future
 from types import TracebackType
 from typing import Any, TypeVar
 
-from cardgames.clients.client import GameClient, OwnerHandle, Retry, SeatHandle
+from cardgames.clients.client import GameClient, OwnerHandle, SeatHandle
 from cardgames.clients.models import Accepted, CreatedGame, LegalCommands, Log, TimeControl, Update, View, Written
+from cardgames.clients.retries import Retry
 
 T = TypeVar("T")
 

@@ -18,6 +18,7 @@ from cardgames.clients import (
     GameNotFound,
     InvalidRequest,
     RateLimited,
+    ResourceExhausted,
     Retry,
     SeatHandle,
     ServiceUnavailable,
@@ -285,7 +286,7 @@ def test_errors_without_rich_details() -> None:
     assert isinstance(error(grpc.StatusCode.UNAUTHENTICATED), AuthError)
     assert isinstance(error(grpc.StatusCode.NOT_FOUND), GameNotFound)
     assert isinstance(error(grpc.StatusCode.INVALID_ARGUMENT), InvalidRequest)
-    limited = error(grpc.StatusCode.RESOURCE_EXHAUSTED)
-    assert isinstance(limited, RateLimited) and limited.retry_after == 1.0
+    exhausted = error(grpc.StatusCode.RESOURCE_EXHAUSTED)  # no retry hint: not a RateLimited, never resent
+    assert type(exhausted) is ResourceExhausted and exhausted.reason == "RESOURCE_EXHAUSTED"
     internal = error(grpc.StatusCode.INTERNAL)
     assert type(internal) is CardgamesError and internal.reason == "INTERNAL" and internal.message == "details"
