@@ -23,6 +23,13 @@ gave for it) or reuses an entrant token, follows the match assignments and plays
 assigned seat, until the tournament ends. Both reconnect after a lost connection and resume
 where they were (the service sends the pending decision again); a bot that crashed starts
 again with its credential: it registers again and is assigned its open matches again.
+
+A call the service refuses with RESOURCE_EXHAUSTED and a retry hint (the bot over its rate
+limit, or the service past its capacity: nothing was done) is sent again after the hint,
+jittered upwards (cardgames.clients.retries), up to :data:`BOT_RETRY`'s bounds: under overload
+a bot slows down instead of leaving its seat. A resent command carries the same
+``expected_sequence``, so it can never be applied twice. The time spent waiting is the bot's
+own: its clock keeps running.
 """
 
 from __future__ import annotations
@@ -30,13 +37,16 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import random
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar
 
 import grpc
 from grpc_status import rpc_status
 
 from cardgames import wire
+from cardgames.clients.retries import Refusals, Retry
 from cardgames.v1 import (
     bots_pb2,
     bots_pb2_grpc,
@@ -52,8 +62,33 @@ ATTEMPTS = 3
 #: Codes after which a stream is opened again (the server restarts or the network fails).
 RECONNECT = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN)
 
+#: How long a bot keeps sending a call the service refuses with a retry hint: up to 10 minutes of
+#: refusals in a row (of one call, or of one stream's opening), each resend after the hint x [1, 1.5).
+BOT_RETRY = Retry(timeout=600.0, refusals=10_000)
+
 Choose = Callable[[dict[str, Any]], Any]
+T = TypeVar("T")
 log = logging.getLogger(__name__)
+_JITTER = random.Random()  # the spread of resends only: never a decision
+
+
+def refusals(retry: Retry | None = None) -> Refusals:
+    """A count of refusals in a row (with the pause before each resend) under ``retry`` (default BOT_RETRY)."""
+    return Refusals(retry or BOT_RETRY, _JITTER)
+
+
+async def resend_refused(send: Callable[[], Awaitable[T]], retry: Retry | None = None) -> T:
+    """``await send()``, sent again after each refusal with a retry hint (jittered, bounded by ``retry``);
+    any other failure, or the last refusal past the bounds, is raised."""
+    refused = refusals(retry)
+    while True:
+        try:
+            return await send()
+        except grpc.aio.AioRpcError as error:
+            pause = refused.wait(error)
+            if pause is None:
+                raise
+        await asyncio.sleep(pause)
 
 
 def decision_data(message: bots_pb2.DecisionsResponse, game_id: str) -> dict[str, Any]:
@@ -108,6 +143,7 @@ async def _command(
     decision: Mapping[str, Any],
     service: game_service_pb2_grpc.GameServiceStub,
     metadata: tuple[tuple[str, str], ...],
+    retry: Retry | None = None,
 ) -> Any:
     """The command an answer names: itself, or the legal command at an index (below ``legal_total``:
     one past the listed page is asked of the service)."""
@@ -119,20 +155,24 @@ async def _command(
     if answer < len(legal):
         return legal[answer]
     request = game_service_pb2.ListLegalCommandsRequest(game_id=decision["game_id"], offset=answer, page_size=1)
-    page = await service.ListLegalCommands(request, metadata=metadata)
+    page = await resend_refused(partial(service.ListLegalCommands, request, metadata=metadata), retry)
     if page.sequence != decision["sequence"] or not page.commands:
         raise ValueError(f"the match moved on before legal command {answer} was fetched")
     return wire.unwrap(page.commands[0])[1]
 
 
 async def play_seat(
-    channel: grpc.aio.Channel, game_id: str, seat_token: str, choose: Choose, *, reconnect_delay: float = 0.5
+    channel: grpc.aio.Channel, game_id: str, seat_token: str, choose: Choose, *, reconnect_delay: float = 0.5,
+    retry: Retry | None = None,
 ) -> list[int]:
-    """Play the seat of ``seat_token`` until the match is over; returns the outcome (0 best, per seat)."""
+    """Play the seat of ``seat_token`` until the match is over; returns the outcome (0 best, per seat).
+
+    ``retry``: the bounds on resending refused calls (default :data:`BOT_RETRY`)."""
     bots = bots_pb2_grpc.BotServiceStub(channel)
     service = game_service_pb2_grpc.GameServiceStub(channel)
     metadata = ((TOKEN_METADATA, seat_token),)
     last: int | None = None
+    refused = refusals(retry)
     while True:
         request = bots_pb2.DecisionsRequest(game_id=game_id)
         if last is not None:
@@ -140,13 +180,19 @@ async def play_seat(
         try:
             call = bots.Decisions(request, metadata=metadata)
             async for message in call:
+                refused.reset()
                 last = message.sequence
                 if message.view.over:
                     call.cancel()  # done with it: leave no stream open behind the match
                     return list(message.outcome)
-                await _decide(service, metadata, decision_data(message, game_id), choose)
+                await _decide(service, metadata, decision_data(message, game_id), choose, retry)
             return []  # the stream ended without the match's end (the server stops)
         except grpc.aio.AioRpcError as error:
+            pause = refused.wait(error)
+            if pause is not None:
+                log.info("game %s: decisions refused (%s); again in %.3f s", game_id, error.code().name, pause)
+                await asyncio.sleep(pause)
+                continue
             if error.code() not in RECONNECT:
                 raise
             log.info("game %s: connection lost (%s); reconnecting", game_id, error.code().name)
@@ -158,11 +204,12 @@ async def _decide(
     metadata: tuple[tuple[str, str], ...],
     decision: dict[str, Any],
     choose: Choose,
+    retry: Retry | None = None,
 ) -> None:
     game = decision["game"]
     for _ in range(ATTEMPTS):
         try:
-            command = await _command(await _choose(choose, decision), decision, service, metadata)
+            command = await _command(await _choose(choose, decision), decision, service, metadata, retry)
             message = wire.wrap_command(game, command)
         except (ValueError, TypeError, wire.WireError) as error:
             decision = {**decision, "rejected": {"reason": "INVALID_COMMAND", "message": str(error)}}
@@ -170,30 +217,37 @@ async def _decide(
         request = game_service_pb2.SubmitCommandRequest(
             game_id=decision["game_id"], command=message, expected_sequence=decision["sequence"]
         )
-        try:
-            await service.SubmitCommand(request, metadata=metadata)
+        try:  # a resend is safe: expected_sequence makes a second copy STALE_SEQUENCE, never a second move
+            await resend_refused(partial(service.SubmitCommand, request, metadata=metadata), retry)
             return
         except grpc.aio.AioRpcError as error:
             reason = error_reason(error)
             if reason in ("STALE_SEQUENCE", "DEADLINE_PASSED", "GAME_OVER") or error.code() in RECONNECT:
                 return  # the match moved on: the next message says where it is
+            if error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED:
+                log.warning("game %s: the command was refused (%s) past the bot's retry bounds; the clock decides",
+                            decision["game_id"], reason)
+                return
             decision = {**decision, "rejected": {"reason": reason, "message": error.details() or ""}}
     log.warning("game %s: %d commands refused for one decision; the clock decides", decision["game_id"], ATTEMPTS)
 
 
 async def register(
-    channel: grpc.aio.Channel, tournament_id: str, name: str, credential: str, *, reconnect_delay: float = 0.5
+    channel: grpc.aio.Channel, tournament_id: str, name: str, credential: str, *, reconnect_delay: float = 0.5,
+    retry: Retry | None = None,
 ) -> str:
     """Register ``name`` with its credential (again after a crash): its new entrant token.
 
     A refused registration (no such entrant: ``UNKNOWN_ENTRANT``; a wrong credential:
-    ``PERMISSION_DENIED``) raises; a server that is away is waited for.
+    ``PERMISSION_DENIED``) raises; a server that is away is waited for, one that refuses with a
+    retry hint is asked again after it.
     """
     tournaments = tournament_pb2_grpc.TournamentServiceStub(channel)
     request = tournament_pb2.RegisterEntrantRequest(tournament_id=tournament_id, name=name, credential=credential)
     while True:
         try:
-            return str((await tournaments.RegisterEntrant(request)).entrant_token)
+            reply = await resend_refused(partial(tournaments.RegisterEntrant, request), retry)
+            return str(reply.entrant_token)
         except grpc.aio.AioRpcError as error:
             if error.code() not in RECONNECT:
                 raise
@@ -210,12 +264,14 @@ async def play_tournament(
     entrant_token: str | None = None,
     on_token: Callable[[str], None] | None = None,
     reconnect_delay: float = 0.5,
+    retry: Retry | None = None,
 ) -> None:
     """Play every seat the tournament assigns to ``name`` until the end.
 
     ``credential``: the entrant's credential from CreateTournament, to register with (and to
     register again when ``entrant_token`` is refused); ``entrant_token``: a token from an
-    earlier registration, used as long as it is valid.
+    earlier registration, used as long as it is valid; ``retry``: the bounds on resending refused
+    calls (default :data:`BOT_RETRY`).
     """
     if credential is None and entrant_token is None:
         raise ValueError("play_tournament needs the entrant's credential (or an entrant token)")
@@ -223,7 +279,8 @@ async def play_tournament(
 
     async def fresh_token() -> str:
         assert credential is not None
-        token = await register(channel, tournament_id, name, credential, reconnect_delay=reconnect_delay)
+        token = await register(channel, tournament_id, name, credential, reconnect_delay=reconnect_delay,
+                               retry=retry)
         if on_token is not None:
             on_token(token)
         return token
@@ -232,6 +289,7 @@ async def play_tournament(
     if entrant_token is None:
         entrant_token = await fresh_token()
     playing: dict[tuple[int, int], asyncio.Task[list[int]]] = {}
+    refused = refusals(retry)
     try:
         while True:
             try:
@@ -241,12 +299,13 @@ async def play_tournament(
                 )
                 async for assignment in stream:
                     fresh = False
+                    refused.reset()
                     key = (assignment.match_no, assignment.seat)
                     if key in playing and not playing[key].done():
                         continue
                     playing[key] = asyncio.create_task(
                         play_seat(channel, assignment.game_id, assignment.seat_token, choose,
-                                  reconnect_delay=reconnect_delay)
+                                  reconnect_delay=reconnect_delay, retry=retry)
                     )
                 break
             except grpc.aio.AioRpcError as error:
@@ -254,6 +313,10 @@ async def play_tournament(
                 # superseded one (ENTRANT_SUPERSEDED) means another instance registered since: it plays on.
                 if error_reason(error) == "ENTRANT_TOKEN_INVALID" and credential is not None and not fresh:
                     entrant_token, fresh = await fresh_token(), True
+                    continue
+                pause = refused.wait(error)
+                if pause is not None:
+                    await asyncio.sleep(pause)
                     continue
                 if error.code() not in RECONNECT:
                     raise
