@@ -2,7 +2,9 @@
 
 ``npm ci`` installs @grpc/grpc-js and @grpc/proto-loader from clients/node/package-lock.json
 when node_modules is missing; then ``node --test`` plays a tournament and a match against the
-service's Python bots. Skipped where node or npm is not installed.
+service's Python bots, and again through a server in front of the service that refuses every
+call twice with a retry hint (tests/clients/refusing.py): afterwards no call may have come back
+before its hint. Skipped where node or npm is not installed.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from cardgames.service.server import Running
+from tests.clients.refusing import RefusingProxy, refuse_first
 
 NODE_DIR = Path(__file__).resolve().parents[2] / "clients" / "node"
 needs_node = pytest.mark.skipif(not (shutil.which("node") and shutil.which("npm")), reason="node/npm not installed")
@@ -32,12 +35,21 @@ def node_modules() -> Path:
 
 @needs_node
 async def test_the_node_bot_plays_against_python_bots(node_modules: Path, server: Running) -> None:
-    process = await asyncio.create_subprocess_exec(
-        "node", "--test", "test/", cwd=NODE_DIR,
-        env={**os.environ, "CARDGAMES_SERVER": f"127.0.0.1:{server.port}"},
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-    )
-    output, _ = await asyncio.wait_for(process.communicate(), 300)
+    proxy = await RefusingProxy(f"127.0.0.1:{server.port}", refuse_first(2, 20)).start()
+    try:
+        process = await asyncio.create_subprocess_exec(
+            "node", "--test", "test/", cwd=NODE_DIR,
+            env={**os.environ, "CARDGAMES_SERVER": f"127.0.0.1:{server.port}",
+                 "CARDGAMES_REFUSING_SERVER": proxy.address},
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+        )
+        output, _ = await asyncio.wait_for(process.communicate(), 300)
+    finally:
+        await proxy.stop()
     text = output.decode()
     assert process.returncode == 0, text
-    assert "# fail 0" in text and "# skipped 0" in text and "# pass 6" in text, text
+    assert "# fail 0" in text and "# skipped 0" in text and "# pass 11" in text, text
+    refused = {arrival.method.rsplit("/", 1)[-1] for arrival in proxy.refused()}
+    assert {"CreateGame", "GetView", "Watch", "Decisions", "SubmitCommand", "CreateTournament", "RegisterEntrant",
+            "Assignments"} <= refused, refused
+    assert proxy.early() == [], proxy.early()[:5]

@@ -16,11 +16,22 @@
 // `owner_token`; `watch(gameId, token, {presence: true})` streams views whose `seats` hold each
 // seat's clock (`remainingAt` ticks it without polling) and presence; `resign`, `abort`,
 // `handOver` and `reissueToken` are the seat's lifecycle (the owner token for another seat).
+//
+// Refusals (src/retry.js): a call refused with RESOURCE_EXHAUSTED and a retry hint (RetryInfo or the
+// grpc-retry-pushback-ms trailer: too many calls, or the service past its capacity) did nothing; every
+// unary call is sent again after the hint (jittered upwards), at most `retry.refusals` times in a row
+// and within `retry.timeoutMs`, then the last refusal is thrown (`error.refusals`, `error.retryAfterMs`).
+// `submit` is resent only with its expected sequence (which makes a second copy impossible to apply).
+// `playSeat`, `playTournament` and `follow` reopen a refused stream the same way. A RESOURCE_EXHAUSTED
+// without a hint is never resent.
 
 import { fileURLToPath } from "node:url";
 import path from "node:path";
 import grpc from "@grpc/grpc-js";
 import protoLoader from "@grpc/proto-loader";
+import { errorInfo, Refusals, RETRY, sleep } from "./retry.js";
+
+export { retryHint, Refusals, RETRY } from "./retry.js";
 
 export const TOKEN_METADATA = "cardgames-token";
 export const PROTOS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../protos");
@@ -50,30 +61,44 @@ function auth(token) {
   return metadata;
 }
 
-function unary(client, method, request, token) {
+function once(client, method, request, token) {
   return new Promise((resolve, reject) => {
     client[method](request, auth(token), (error, response) => (error ? reject(error) : resolve(response)));
   });
 }
 
+/** One unary call, sent again after each refusal with a retry hint (`resend`: false, never). */
+async function unary(client, method, request, token, { retry = RETRY, resend = true } = {}) {
+  const refusals = new Refusals(retry);
+  for (;;) {
+    try {
+      return await once(client, method, request, token);
+    } catch (error) {
+      const pause = resend ? refusals.pause(error) : null;
+      if (pause === null) throw error;
+      await sleep(pause);
+    }
+  }
+}
+
 /** The `reason` of a refused call (google.rpc.ErrorInfo in the status details), else the code's name. */
 export function errorReason(error) {
-  const details = error?.metadata?.get?.("grpc-status-details-bin")?.[0];
-  if (details) {
-    // ErrorInfo.reason is the first string field of the first detail: read it without a protobuf runtime.
-    const text = details.toString("latin1");
-    const match = text.match(/([A-Z][A-Z_]{2,})\x12\tcardgames/);
-    if (match) return match[1];
-  }
-  return Object.keys(grpc.status).find((name) => grpc.status[name] === error?.code) ?? "UNKNOWN";
+  return errorInfo(error)?.reason || (Object.keys(grpc.status).find((name) => grpc.status[name] === error?.code) ?? "UNKNOWN");
 }
 
 export class CardgamesClient {
-  constructor(address, credentials = grpc.credentials.createInsecure()) {
+  /** `retry`: the bounds on resending refused calls, `{refusals, timeoutMs, jitter}` (see src/retry.js). */
+  constructor(address, credentials = grpc.credentials.createInsecure(), { retry = RETRY } = {}) {
     const v1 = protos();
+    this.retry = { ...RETRY, ...retry };
     this.games = new v1.GameService(address, credentials);
     this.bots = new v1.BotService(address, credentials);
     this.tournaments = new v1.TournamentService(address, credentials);
+  }
+
+  /** A unary call with this client's retry bounds. */
+  call(service, method, request, token, resend = true) {
+    return unary(service, method, request, token, { retry: this.retry, resend });
   }
 
   close() {
@@ -83,11 +108,11 @@ export class CardgamesClient {
   }
 
   createGame(request) {
-    return unary(this.games, "CreateGame", request);
+    return this.call(this.games, "CreateGame", request);
   }
 
   getView(gameId, token) {
-    return unary(this.games, "GetView", { game_id: gameId }, token);
+    return this.call(this.games, "GetView", { game_id: gameId }, token);
   }
 
   /**
@@ -96,11 +121,13 @@ export class CardgamesClient {
    * a sequence, so `legalCommands(gameId, token, i, 1)` is the command at index `i`.
    */
   legalCommands(gameId, token, offset = 0, pageSize = 0) {
-    return unary(this.games, "ListLegalCommands", { game_id: gameId, offset, page_size: pageSize }, token);
+    return this.call(this.games, "ListLegalCommands", { game_id: gameId, offset, page_size: pageSize }, token);
   }
 
+  /** Send a command; a refusal with a retry hint is resent only with `expectedSequence` (never applied twice). */
   submit(gameId, token, command, expectedSequence) {
-    return unary(this.games, "SubmitCommand", { game_id: gameId, command, expected_sequence: expectedSequence }, token);
+    const request = { game_id: gameId, command, expected_sequence: expectedSequence };
+    return this.call(this.games, "SubmitCommand", request, token, expectedSequence !== undefined && expectedSequence !== null);
   }
 
   /**
@@ -113,14 +140,40 @@ export class CardgamesClient {
     return this.games.Watch(request, auth(token));
   }
 
+  /**
+   * The updates of `watch` as an async iterator that survives refusals: an opening refused with a retry
+   * hint, or a connection lost (UNAVAILABLE), is opened again after the last sequence it delivered, so
+   * nothing is missed or repeated. It ends with the match.
+   */
+  async *follow(gameId, token, { afterSequence, presence = false } = {}) {
+    let last = afterSequence;
+    const refusals = new Refusals(this.retry);
+    for (;;) {
+      const call = this.watch(gameId, token, { afterSequence: last, presence });
+      try {
+        for await (const update of call) {
+          refusals.reset();
+          last = Number(update.sequence);
+          yield update;
+          if (update.view?.over) return;
+        }
+        return;
+      } catch (error) {
+        await reopen(error, refusals);
+      } finally {
+        call.cancel();
+      }
+    }
+  }
+
   /** The token's seat resigns: the match ends, the seat and its side rank last. */
   resign(gameId, token) {
-    return unary(this.games, "Resign", { game_id: gameId }, token);
+    return this.call(this.games, "Resign", { game_id: gameId }, token);
   }
 
   /** Call the match off before any seat played (a seat's token or the owner token; PLAY_BEGAN after). */
   abort(gameId, token) {
-    return unary(this.games, "Abort", { game_id: gameId }, token);
+    return this.call(this.games, "Abort", { game_id: gameId }, token);
   }
 
   /**
@@ -130,12 +183,12 @@ export class CardgamesClient {
   handOver(gameId, token, { seat, bot } = {}) {
     const request = { game_id: gameId, bot: bot ?? "BOT_STRENGTH_UNSPECIFIED" };
     if (seat !== undefined) request.seat = seat;
-    return unary(this.games, "HandOver", request, token);
+    return this.call(this.games, "HandOver", request, token);
   }
 
   /** A new token for `seat` (the owner token): resolves with `{seat_token}`; the old one stops working. */
   reissueToken(gameId, ownerToken, seat) {
-    return unary(this.games, "ReissueToken", { game_id: gameId, seat }, ownerToken);
+    return this.call(this.games, "ReissueToken", { game_id: gameId, seat }, ownerToken);
   }
 
   /** The stream of a seat's decisions (BotService.Decisions). */
@@ -146,12 +199,12 @@ export class CardgamesClient {
   }
 
   createTournament(request) {
-    return unary(this.tournaments, "CreateTournament", request);
+    return this.call(this.tournaments, "CreateTournament", request);
   }
 
   /** Register a remote entrant with its credential: resolves with `{entrant_token}` (PERMISSION_DENIED without). */
   register(tournamentId, name, credential) {
-    return unary(this.tournaments, "RegisterEntrant", { tournament_id: tournamentId, name, credential });
+    return this.call(this.tournaments, "RegisterEntrant", { tournament_id: tournamentId, name, credential });
   }
 
   assignments(tournamentId, entrantToken) {
@@ -159,12 +212,12 @@ export class CardgamesClient {
   }
 
   standings(tournamentId) {
-    return unary(this.tournaments, "GetStandings", { tournament_id: tournamentId });
+    return this.call(this.tournaments, "GetStandings", { tournament_id: tournamentId });
   }
 
   /** Settings, seed commitment (the seed once over) and every match (its game id once its deal is over). */
   getTournament(tournamentId) {
-    return unary(this.tournaments, "GetTournament", { tournament_id: tournamentId });
+    return this.call(this.tournaments, "GetTournament", { tournament_id: tournamentId });
   }
 }
 
@@ -175,19 +228,28 @@ export class CardgamesClient {
  */
 export async function playSeat(client, gameId, token, choose) {
   let last;
+  const refusals = new Refusals(client.retry);
   for (;;) {
     try {
       for await (const decision of client.decisions(gameId, token, last)) {
+        refusals.reset();
         last = Number(decision.sequence);
         if (decision.view.over) return decision.outcome;
         await decide(client, gameId, token, decision, choose);
       }
       return [];
     } catch (error) {
-      if (error.code !== grpc.status.UNAVAILABLE) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await reopen(error, refusals);
     }
   }
+}
+
+/** Wait before opening a stream again: the refusal's hint (jittered), or 500 ms after a lost connection; else throw. */
+async function reopen(error, refusals) {
+  const pause = refusals.pause(error);
+  if (pause !== null) await sleep(pause);
+  else if (error.code === grpc.status.UNAVAILABLE) await sleep(500);
+  else throw error;
 }
 
 async function decide(client, gameId, token, decision, choose) {
@@ -204,7 +266,8 @@ async function decide(client, gameId, token, decision, choose) {
       return;
     } catch (error) {
       const reason = errorReason(error);
-      if (["STALE_SEQUENCE", "DEADLINE_PASSED", "GAME_OVER"].includes(reason)) return;
+      // refused past the retry bounds (client.submit resent it meanwhile): the clock decides
+      if (["STALE_SEQUENCE", "DEADLINE_PASSED", "GAME_OVER"].includes(reason) || error.refusals) return;
       decision = { ...decision, rejected: { reason, message: error.details } };
     }
   }
@@ -218,16 +281,17 @@ async function decide(client, gameId, token, decision, choose) {
 export async function playTournament(client, tournamentId, name, choose, credential) {
   const { entrant_token: entrantToken } = await client.register(tournamentId, name, credential);
   const playing = new Map();
+  const refusals = new Refusals(client.retry);
   for (;;) {
     try {
       for await (const assignment of client.assignments(tournamentId, entrantToken)) {
+        refusals.reset();
         const key = `${assignment.match_no}/${assignment.seat}`;
         if (!playing.has(key)) playing.set(key, playSeat(client, assignment.game_id, assignment.seat_token, choose));
       }
       break;
     } catch (error) {
-      if (error.code !== grpc.status.UNAVAILABLE) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await reopen(error, refusals);
     }
   }
   return Promise.all(playing.values());
