@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from functools import partial
 
 import grpc
 import pytest
 
-from cardgames.clients.remote_bot import play_seat, play_tournament
+from cardgames import wire
+from cardgames.clients.remote_bot import play_seat, play_tournament, resend_refused
 from cardgames.clients.retries import Retry
-from cardgames.service.server import Running
+from cardgames.service.guards import Limits
+from cardgames.service.server import Running, start
+from cardgames.service.store import EventStore
 from cardgames.v1 import game_service_pb2, game_service_pb2_grpc, tournament_pb2, tournament_pb2_grpc
 from tests.clients.refusing import RefusingProxy, refuse_first
 from tests.remote_bots.test_protocol import SEED, random_choice
@@ -81,3 +85,28 @@ async def test_a_bot_gives_up_after_its_bounds(server: Running, channel: grpc.ai
         await wall.stop()
     assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
     assert len(wall.refused()) == 4 and wall.early() == []
+
+
+async def test_remote_bots_finish_under_the_services_own_rate_limit() -> None:
+    """No proxy: the service's rate limiter (service/guards.py) refuses the bots' commands (RATE_LIMITED with
+    RetryInfo and the pushback trailer); the bots wait and resend, and the match ends with no timeout."""
+    running = await start("127.0.0.1:0", EventStore.from_url("memory:"), limits=Limits(rate=15, burst=2))
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
+            games = game_service_pb2_grpc.GameServiceStub(channel)
+            created = await games.CreateGame(game_service_pb2.CreateGameRequest(
+                game="all_fours", players=2, seed=SEED,
+                time_control=game_service_pb2.TimeControl(move_ms=10_000, on_timeout="ON_TIMEOUT_FORFEIT")))
+            outcomes = await asyncio.wait_for(asyncio.gather(*(
+                play_seat(channel, created.game_id, token, random_choice(seat))
+                for seat, token in enumerate(created.seat_tokens)
+            )), 120)
+            request = game_service_pb2.GetLogRequest(game_id=created.game_id)
+            log = await resend_refused(partial(games.GetLog, request,
+                                               metadata=(("cardgames-token", created.seat_tokens[0]),)))
+        assert outcomes[0] == outcomes[1] and sorted(outcomes[0]) in ([0, 1], [0, 0])
+        kinds = {wire.unwrap(entry.event)[1]["type"] for entry in log.events}
+        assert "seat_timed_out" not in kinds and "card_played" in kinds, kinds
+        assert running.rate_limit is not None and running.rate_limit.callers.buckets  # the limits were in force
+    finally:
+        await running.stop(grace=None)
