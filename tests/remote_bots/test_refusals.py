@@ -96,7 +96,8 @@ async def test_remote_bots_finish_under_the_services_own_rate_limit() -> None:
             games = game_service_pb2_grpc.GameServiceStub(channel)
             created = await games.CreateGame(game_service_pb2.CreateGameRequest(
                 game="all_fours", players=2, seed=SEED,
-                time_control=game_service_pb2.TimeControl(move_ms=10_000, on_timeout="ON_TIMEOUT_FORFEIT")))
+                time_control=game_service_pb2.TimeControl(move_ms=10_000,
+                                                          on_timeout=game_service_pb2.ON_TIMEOUT_FORFEIT)))
             outcomes = await asyncio.wait_for(asyncio.gather(*(
                 play_seat(channel, created.game_id, token, random_choice(seat))
                 for seat, token in enumerate(created.seat_tokens)
