@@ -6,9 +6,10 @@ it with ``expected_sequence``. It never sees more than its seat's view. Subclass
 change :meth:`RandomBot.choose` (or its awaited form, :meth:`RandomBot.decide`) to play better.
 
 Errors that only mean "the game moved on" (a stale sequence, a deadline passed on a
-clocked match) or "the service is restarting" (unavailable) are absorbed: the watch
-delivers the new state and the bot decides again. Any other rejection of a listed
-command is a bug and is raised.
+clocked match), "the service is restarting" (unavailable) or "the service is busy" (a
+refusal with a retry hint, still refused after the client's own resends: the bot waits
+the hint again, jittered, and looks again) are absorbed: the watch delivers the new state
+and the bot decides again. Any other rejection of a listed command is a bug and is raised.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from cardgames.clients.client import SeatHandle
-from cardgames.clients.errors import CommandRejected, ServiceUnavailable, StaleSequence
+from cardgames.clients.errors import CommandRejected, RateLimited, ServiceUnavailable, StaleSequence
 from cardgames.clients.models import Accepted, LegalCommands, Update, View
 
 #: The reason of a command refused because the seat's match clock ran out first.
@@ -94,13 +95,17 @@ class RandomBot:
     async def run(self) -> View:
         """Play until the match is over; returns the seat's final view."""
         final: View | None = None
-        async for update in self.seat.watch(self.after_sequence):
-            if self.on_update is not None:
-                self.on_update(update)
-            final = update.view
-            if update.view.my_turn:
-                await self.act(update.view)
-        assert final is not None and final.over
+        after = self.after_sequence
+        while final is None or not final.over:
+            try:
+                async for update in self.seat.watch(after):
+                    if self.on_update is not None:
+                        self.on_update(update)
+                    final, after = update.view, update.sequence
+                    if update.view.my_turn:
+                        await self.act(update.view)
+            except RateLimited as error:  # still refused after the client's resends: slow down, watch again
+                await asyncio.sleep(self.seat.client.retry.pushback(error.retry_after, self._jitter))
         return final
 
     async def act(self, view: View) -> None:
@@ -116,6 +121,9 @@ class RandomBot:
             except ServiceUnavailable:
                 await asyncio.sleep(next(delays))
                 continue
+            except RateLimited as error:
+                await asyncio.sleep(self.seat.client.retry.pushback(error.retry_after, self._jitter))
+                continue
             if legal.sequence != view.sequence or not legal.commands:
                 return  # the watch is behind: its next update brings the newer state
             if legal.total > len(legal.commands) and self._uniform:
@@ -129,6 +137,9 @@ class RandomBot:
                 accepted = await self.seat.submit(command, expected_sequence=legal.sequence)
             except StaleSequence:
                 return
+            except RateLimited as error:  # nothing was done: look again after the hint (the same sequence)
+                await asyncio.sleep(self.seat.client.retry.pushback(error.retry_after, self._jitter))
+                continue
             except CommandRejected as error:
                 if error.reason != DEADLINE_PASSED:
                     raise  # a listed command refused: a bug somewhere

@@ -183,3 +183,17 @@ async def test_the_random_bot_and_the_sync_client_finish_under_refusals(proxies:
     assert await asyncio.to_thread(blocking)
     no_early_resend(proxy)
 
+
+
+async def test_the_random_bot_outlasts_its_clients_bounds(proxies: Proxies) -> None:
+    """Each call refused three times, a client that resends only once: the client raises RateLimited, the bot
+    waits the hint again and looks again (the same sequence: nothing applied twice), and finishes the match."""
+    proxy = await proxies(refuse_first(3, 10))
+    async with GameClient(proxy.address, retry=PATIENT) as client:
+        created = await client.create_game(GAME, players=2, seed=SEED)
+    async with GameClient(proxy.address, retry=Retry(call_timeout=5.0, refusals=1)) as client:
+        bots = [RandomBot(client.seat(created.game_id, token), seed=i) for i, token in enumerate(created.tokens)]
+        finals = await asyncio.wait_for(asyncio.gather(*(bot.run() for bot in bots)), 120)
+    assert all(final.over for final in finals)
+    assert max(arrival.nth for arrival in proxy.refused()) == 2
+    no_early_resend(proxy)

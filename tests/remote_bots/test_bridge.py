@@ -25,7 +25,7 @@ CLI = [sys.executable, "-c", "from cardgames.service.cli import main; main()"]
 SEED = "b7" * 32
 
 
-async def _bridge(*arguments: str) -> tuple[int, str]:
+async def run_bridge(*arguments: str) -> tuple[int, str]:
     process = await asyncio.create_subprocess_exec(
         *CLI, "bridge", *arguments, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
         env={**os.environ, "PYTHONPATH": os.getcwd()},
@@ -42,7 +42,7 @@ async def test_a_perl_bot_plays_a_whole_match_through_the_bridge(server: Running
     created = await server.games.create("all_fours", {}, 2, seed=SEED)
     address = f"127.0.0.1:{server.port}"
     bridged, python = await asyncio.gather(
-        _bridge("--server", address, "--game-id", created.game_id, "--token", created.seat_tokens[0],
+        run_bridge("--server", address, "--game-id", created.game_id, "--token", created.seat_tokens[0],
                 "--", "perl", str(PERL_BOT)),
         play_seat(channel, created.game_id, created.seat_tokens[1], _random),
     )
@@ -58,7 +58,7 @@ async def test_a_perl_bot_enters_a_tournament_through_the_bridge(server: Running
     created = await tournaments.create("all_fours", ["perl", "random"], players=2, matches=2, seed=SEED,
                                        clock=ClockOptions(move_ms=10_000))
     tid = created.tournament_id
-    code, output = await _bridge("--server", f"127.0.0.1:{server.port}", "--tournament", tid, "--name", "perl",
+    code, output = await run_bridge("--server", f"127.0.0.1:{server.port}", "--tournament", tid, "--name", "perl",
                                  "--credential", created.credentials["perl"], "--", "perl", str(PERL_BOT))
     assert code == 0, output
     table = await tournaments.standings(tid)
@@ -123,7 +123,7 @@ async def test_a_server_stopping_under_the_bridge_prints_no_grpc_log_line(tmp_pa
 
 async def test_no_service_at_the_address_is_said_at_once() -> None:
     for mode in (["--game-id", "g", "--token", "t"], ["--tournament", "t", "--name", "perl", "--credential", "c"]):
-        code, output = await _bridge("--server", "127.0.0.1:9", "--timeout", "1", *mode, "--", "perl", str(PERL_BOT))
+        code, output = await run_bridge("--server", "127.0.0.1:9", "--timeout", "1", *mode, "--", "perl", str(PERL_BOT))
         assert code == 2, output
         assert "no cardgames service answered at 127.0.0.1:9 within 1 s" in output
         assert "cardgames serve --address 127.0.0.1:9" in output

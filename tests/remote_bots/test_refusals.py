@@ -22,6 +22,7 @@ from cardgames.service.server import Running, start
 from cardgames.service.store import EventStore
 from cardgames.v1 import game_service_pb2, game_service_pb2_grpc, tournament_pb2, tournament_pb2_grpc
 from tests.clients.refusing import RefusingProxy, refuse_first
+from tests.remote_bots.test_bridge import PERL_BOT, run_bridge
 from tests.remote_bots.test_protocol import SEED, random_choice
 
 
@@ -111,3 +112,20 @@ async def test_remote_bots_finish_under_the_services_own_rate_limit() -> None:
         assert running.rate_limit is not None and running.rate_limit.callers.buckets  # the limits were in force
     finally:
         await running.stop(grace=None)
+
+
+async def test_a_perl_bot_plays_through_the_bridge_under_refusals(proxy: RefusingProxy, server: Running) -> None:
+    """``cardgames bridge`` (a process of its own) plays its program's seat through the refusing server."""
+    created = await server.games.create("all_fours", {}, 2, seed=SEED)
+    async with grpc.aio.insecure_channel(proxy.address) as refused:
+        bridged, python = await asyncio.wait_for(asyncio.gather(
+            run_bridge("--server", proxy.address, "--game-id", created.game_id, "--token", created.seat_tokens[0],
+                   "--", "perl", str(PERL_BOT)),
+            play_seat(refused, created.game_id, created.seat_tokens[1], random_choice()),
+        ), 120)
+    code, output = bridged
+    assert code == 0, output
+    assert "match over" in output and sorted(python) == [0, 1]
+    bridge_token = created.seat_tokens[0]
+    assert any(arrival.key[1] == bridge_token for arrival in proxy.refused())  # the bridge's calls were refused too
+    assert proxy.early() == []
