@@ -58,11 +58,15 @@ class Figures:
     reused_mib_per_1000: float
 
 
-def _metrics_url(lines: Sequence[str]) -> str:
-    for line in lines:
-        found = re.search(r"metrics on (http://\S+/metrics)", line)
-        if found:
-            return found.group(1)
+def _metrics_url(lines: Sequence[str], wait: float = 30.0) -> str:
+    """Where the server serves its metrics (it says so on stdout, after the serving line)."""
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        for line in list(lines):
+            found = re.search(r"metrics on (http://\S+/metrics)", line)
+            if found:
+                return found.group(1)
+        time.sleep(0.05)
     raise RuntimeError("the server did not say where its metrics are")
 
 
@@ -171,14 +175,14 @@ def run_one(game: str, args: argparse.Namespace, folder: Path) -> Figures:
             "--rate-limit", "0", "--metrics", "127.0.0.1:0", "--idle-evict-seconds", f"{idle:g}",
             "--max-live-games", str(4 * args.matches + 10 * WARMUP), "--workers", "1",
         ])
-        metrics = _metrics_url(server.lines)
-
-        async def phases(bench: _Bench, phase: str = phase) -> Any:
-            if phase == "measure":
-                return await _idle_and_active(bench, args.matches, args.moves)
-            return await _evicted(bench, args.matches, args.idle, metrics)  # noqa: B023 (used at once)
-
         try:
+            metrics = _metrics_url(server.lines)
+
+            async def phases(bench: _Bench, phase: str = phase, metrics: str = metrics) -> Any:
+                if phase == "measure":
+                    return await _idle_and_active(bench, args.matches, args.moves)
+                return await _evicted(bench, args.matches, args.idle, metrics)
+
             results.append(asyncio.run(_on_server(server.target, server.rss_kib, game, args.seed, phases)))
         finally:
             code = server.stop()

@@ -24,6 +24,7 @@ from cardgames.service.cli.serve import cache_sizes
 from cardgames.service.games import Games
 from cardgames.service.games.cache import EVICTION_TAIL, CacheSizes
 from cardgames.service.grpc_api import TOKEN_METADATA
+from cardgames.service.metrics import Metrics
 from cardgames.service.server import Running, start
 from cardgames.service.snapshots import state_type
 from cardgames.service.spawn import ROOT
@@ -73,6 +74,11 @@ async def test_more_games_than_the_bound_the_cache_never_exceeds_it_and_every_ga
             await games.cache.evict_idle()
         assert len(games.cache) <= 5
     assert games.cache.dropped > 0 and games.cache.evicted > 0
+    meter = Metrics()
+    meter.watch_games(games)
+    scraped = meter.scrape().decode()
+    assert f'cardgames_live_games_evicted_total{{reason="idle"}} {games.cache.evicted:.1f}' in scraped
+    assert f'cardgames_live_games_evicted_total{{reason="bound"}} {games.cache.dropped:.1f}' in scraped
     ticks.now += IDLE + 1
     cached = len(games.cache)
     assert cached and await games.cache.evict_idle() == cached
