@@ -39,6 +39,8 @@ GAMES = ("all_fours", "seep", "contract_rummy")
 #: Calls in flight at once from the bench (enough to keep the server busy, few enough not to queue long).
 CONCURRENCY = 64
 WARMUP = 20
+#: Watch streams per gRPC connection in the active phase.
+STREAMS_PER_CHANNEL = 500
 SETTLE = 1.0
 
 
@@ -114,10 +116,15 @@ class _Bench:
         from cardgames.v1 import game_service_pb2
 
         self.stub, self.rss, self.game, self.rng = stub, rss, game, rng
+        self.target = ""
         self.pb, self.token_key = game_service_pb2, TOKEN_METADATA
 
     async def create(self, count: int) -> list[Any]:
-        return await _bounded([self.stub.CreateGame(self.pb.CreateGameRequest(game=self.game)) for _ in range(count)])
+        """``count`` new matches (a gRPC call starts when made: each is made once its turn comes)."""
+        async def one() -> Any:
+            return await self.stub.CreateGame(self.pb.CreateGameRequest(game=self.game))
+
+        return await _bounded([one() for _ in range(count)])
 
     async def play(self, created: Sequence[Any], moves: int) -> None:
         await _bounded([_play(self.stub, self.pb, self.token_key, m.game_id, list(m.seat_tokens), moves, self.rng)
@@ -136,21 +143,38 @@ async def _on_server(target: str, rss: Any, game: str, seed: int, phases: Any) -
 
     async with grpc.aio.insecure_channel(target) as channel:
         bench = _Bench(game_service_pb2_grpc.GameServiceStub(channel), rss, game, random.Random(seed))
+        bench.target = target
         await bench.play(await bench.create(WARMUP), 5)
         return await phases(bench)
 
 
 async def _idle_and_active(bench: _Bench, matches: int, moves: int) -> tuple[float, float, float]:
+    import grpc
+
+    from cardgames.v1 import game_service_pb2_grpc
+
     start = await bench.settle()
     await bench.create(matches)
     idle = await bench.settle()
     active = await bench.create(matches)
-    streams = [bench.stub.Watch(bench.pb.WatchRequest(game_id=m.game_id)) for m in active]
-    await _bounded([stream.read() for stream in streams])  # each stream is open
+    # the Watch streams on connections of their own (STREAMS_PER_CHANNEL each), opened a few at a time
+    channels = [grpc.aio.insecure_channel(bench.target, options=[("grpc.use_local_subchannel_pool", 1)])
+                for _ in range(-(-matches // STREAMS_PER_CHANNEL))]
+    stubs = [game_service_pb2_grpc.GameServiceStub(channel) for channel in channels]
+    streams: list[Any] = []
+
+    async def watch(index: int, game_id: str) -> None:
+        stream = stubs[index // STREAMS_PER_CHANNEL].Watch(bench.pb.WatchRequest(game_id=game_id))
+        streams.append(stream)
+        await stream.read()  # the stream is open
+
+    await _bounded([watch(index, m.game_id) for index, m in enumerate(active)])
     await bench.play(active, moves)
     busy = await bench.settle()
     for stream in streams:
         stream.cancel()
+    for channel in channels:
+        await channel.close()
     return start, idle, busy
 
 
