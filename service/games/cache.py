@@ -6,15 +6,18 @@ one insert, not a replay; loading one is its latest snapshot and the events afte
 are dropped), and of the finished ones only the ``max_finished`` latest. A game no call asked for
 in ``idle_evict_seconds`` leaves memory too (:meth:`LiveGames.evict_idle`, every few seconds once
 :meth:`LiveGames.start` ran); the next call loads it again. A dropped game whose events since its
-latest snapshot are more than ``EVICTION_TAIL`` gets a snapshot first, so that loading it is cheap.
+latest snapshot are more than ``EVICTION_TAIL`` gets a snapshot first, so that loading it is cheap
+(an idle one whose snapshot could not be written stays: the store is failing).
 
 Only an idle game leaves (:attr:`LiveGame.busy` is false): nobody watches it, no call holds its lock,
 and the table clocks do not follow it. A game with a time control or a seat a bot plays is followed
 from its creation to its end (service/table_clocks.py arms its timer from the cached state and
 finds it with ``peek``): it stays in memory while its match runs, so its deadlines fire on time.
-:meth:`LiveGames.catch_up`
-folds in what the store holds past the cache: another process's writes (a shared store), or a
-write whose outcome was unknown.
+Every call asks for its game first (:meth:`LiveGames.get` marks it used) and a write holds the
+game's lock, so a game a call is working on is never idle.
+
+:meth:`LiveGames.catch_up` folds in what the store holds past the cache: another process's writes
+(a shared store), or a write whose outcome was unknown.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import asyncio
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from functools import lru_cache
@@ -57,6 +60,8 @@ IDLE_EVICT_SECONDS = 300.0
 EVICTION_TAIL = 16
 #: The longest pause between two looks for idle games (a quarter of the idle time when that is less).
 SWEEP_EVERY = 30.0
+#: Snapshots of leaving games written at once.
+SNAPSHOTS_AT_ONCE = 64
 log = logging.getLogger(__name__)
 
 
@@ -204,11 +209,12 @@ class LiveGames:
     async def evict_idle(self) -> int:
         """Drop the idle games (:meth:`idle`), each after a snapshot when its tail is long; how many left."""
         candidates = self.idle()
-        await self._snapshots_of(live for live in candidates if self._tail_is_long(live))
+        await self._snapshots_of([live for live in candidates if self._tail_is_long(live)])
         evicted = 0
         cutoff = self.clock() - self.idle_evict_seconds
         for live in candidates:  # again: a call may have come while the snapshots were written
-            if self._live.get(live.game_id) is live and not live.busy and live.touched <= cutoff:
+            if self._live.get(live.game_id) is live and not live.busy and live.touched <= cutoff \
+                    and not self._tail_is_long(live):
                 del self._live[live.game_id]
                 evicted += 1
         self.evicted += evicted
@@ -216,8 +222,10 @@ class LiveGames:
             log.debug("evicted %d idle games (%d live)", evicted, len(self._live))
         return evicted
 
-    async def _snapshots_of(self, games: Iterable[LiveGame]) -> None:
-        await asyncio.gather(*(self._snapshot(live, live.sequence, live.state) for live in games))
+    async def _snapshots_of(self, games: Sequence[LiveGame]) -> None:
+        for start in range(0, len(games), SNAPSHOTS_AT_ONCE):
+            await asyncio.gather(*(self._snapshot(live, live.sequence, live.state)
+                                   for live in games[start:start + SNAPSHOTS_AT_ONCE]))
 
     def _tail_is_long(self, live: LiveGame) -> bool:
         return bool(self.snapshots.every) and live.started and live.sequence - live.snapshot_sequence > EVICTION_TAIL

@@ -21,7 +21,7 @@ import msgspec
 import pytest
 
 from cardgames.service.cli.serve import cache_sizes
-from cardgames.service.games import Games
+from cardgames.service.games import Games, StoreUnavailable
 from cardgames.service.games.cache import EVICTION_TAIL, CacheSizes
 from cardgames.service.grpc_api import TOKEN_METADATA
 from cardgames.service.metrics import Metrics
@@ -90,7 +90,7 @@ async def test_more_games_than_the_bound_the_cache_never_exceeds_it_and_every_ga
     await games.close()
 
 
-async def test_an_idle_game_leaves_after_a_snapshot_and_a_recent_one_stays() -> None:
+async def test_an_idle_game_leaves_after_a_snapshot_and_a_recent_one_stays(monkeypatch: pytest.MonkeyPatch) -> None:
     games, ticks = games_with(EventStore.from_url("memory:"), snapshot_every=10_000, idle_evict_seconds=IDLE)
     rng = random.Random(3)
     long = await games.create(GAME, {}, None, seed=SEED)
@@ -103,6 +103,14 @@ async def test_an_idle_game_leaves_after_a_snapshot_and_a_recent_one_stays() -> 
     ticks.now += IDLE - 1
     await games.view(short.game_id, None)  # a call: it is recent again
     ticks.now += 2
+
+    def down(*_: Any) -> bool:
+        raise StoreUnavailable("the store is down")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(games.snapshots, "save", down)
+        assert await games.cache.evict_idle() == 0  # no snapshot written: it stays
+    assert UUID(long.game_id) in games.cache
     assert await games.cache.evict_idle() == 1
     assert UUID(long.game_id) not in games.cache and UUID(short.game_id) in games.cache
     rules = live.rules
