@@ -13,10 +13,13 @@ until every game left memory (the ``cardgames_live_games`` gauge), then as many 
 what they add to RSS shows whether the memory the evicted games held is used again.
 
 RSS is read from /proc/PID/status (VmRSS), after a pause so the allocator settles. The figures are
-MiB per 1,000 matches: ``(after - before) / matches * 1000``.
+MiB per 1,000 matches: ``(after - before) / matches * 1000``. With ``--heap``, the Python objects
+alone that ``--matches`` idle matches add are measured too, in this process (tracemalloc, the
+application layer over SQLite, no gRPC): KiB per match.
 
     python -m bench.memory --matches 1000                 # every game, SQLite
     python -m bench.memory --games seep --matches 2000 --moves 20 --json out.json
+    python -m bench.memory --heap --matches 1000
 """
 
 from __future__ import annotations
@@ -222,6 +225,36 @@ def run_one(game: str, args: argparse.Namespace, folder: Path) -> Figures:
     )
 
 
+async def _heap(game: str, matches: int, folder: Path) -> float:
+    import gc
+    import tracemalloc
+
+    from cardgames.service.games import Games
+    from cardgames.service.store import EventStore
+
+    games = Games(EventStore.from_url(f"sqlite:///{folder}/{game}-heap.sqlite"), idle_evict_seconds=0)
+    try:
+        for _ in range(WARMUP):
+            await games.create(game, {}, None)
+        gc.collect()
+        tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(matches):
+            await games.create(game, {}, None)
+        gc.collect()
+        after = tracemalloc.get_traced_memory()[0]
+        tracemalloc.stop()
+    finally:
+        await games.close()
+    return (after - before) / matches / 1024
+
+
+def heap_per_match(games: Sequence[str], matches: int) -> dict[str, float]:
+    """KiB of Python objects an idle match adds to the application layer, per game."""
+    with tempfile.TemporaryDirectory(prefix="cardgames-heap-") as folder:
+        return {game: round(asyncio.run(_heap(game, matches, Path(folder))), 2) for game in games}
+
+
 def table(results: Sequence[Figures]) -> str:
     lines = ["| game | matches | RSS start MiB | idle: MiB per 1,000 | active: MiB per 1,000 | "
              "after eviction: live games, RSS MiB | new idle after eviction: MiB per 1,000 |",
@@ -242,9 +275,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--store", default=None, help="a store URL (default: SQLite in a temporary folder)")
     parser.add_argument("--seed", type=int, default=21)
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    parser.add_argument("--heap", action="store_true",
+                        help="only the Python objects of idle matches, in this process (KiB per match)")
     args = parser.parse_args(argv)
     if args.matches < 1 or args.moves < 0 or args.idle <= 0:
         parser.error("--matches is 1 or more, --moves 0 or more, --idle a positive number of seconds")
+    if args.heap:
+        heaps = heap_per_match(args.games, args.matches)
+        print(json.dumps({"heap_kib_per_match": heaps}))
+        if args.json is not None:
+            args.json.write_text(json.dumps(heaps, indent=2) + "\n")
+        return 0
     results = []
     with tempfile.TemporaryDirectory(prefix="cardgames-memory-") as folder:
         for game in args.games:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.memory import main
+from bench.memory import heap_per_match, main
 
 
 def test_memory_bench_measures_idle_active_and_evicted_matches(tmp_path: Path,
@@ -22,3 +22,8 @@ def test_memory_bench_measures_idle_active_and_evicted_matches(tmp_path: Path,
     assert row["game"] == "all_fours" and row["matches"] == 5 and row["live_after_eviction"] == 0
     assert row["rss_start_mib"] > 0 and row["rss_active_mib"] > 0 and row["rss_reused_mib"] > 0
     assert "| all_fours | 5 |" in capsys.readouterr().out
+
+
+def test_the_python_objects_of_idle_matches_are_measured() -> None:
+    heaps = heap_per_match(["seep"], 20)
+    assert list(heaps) == ["seep"] and heaps["seep"] > 0
