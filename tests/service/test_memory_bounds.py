@@ -277,3 +277,23 @@ def test_serve_refuses_a_bad_bound_with_one_line_and_exit_code_2() -> None:
     assert done.returncode == 2 and "Traceback" not in done.stderr
     lines = [line for line in done.stderr.splitlines() if not line.startswith("cardgames serve: engine:")]
     assert lines == ["cardgames serve: --max-live-games must be 1 or more, not 0"]
+
+
+async def test_a_server_evicts_idle_games_by_itself_and_serves_them_again(tmp_path: Path) -> None:
+    store = EventStore.from_url(f"sqlite:///{tmp_path}/games.sqlite")
+    running = await start("127.0.0.1:0", store, sizes=CacheSizes(idle_evict_seconds=0.2))
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
+            stub = game_service_pb2_grpc.GameServiceStub(channel)
+            made = await stub.CreateGame(pb.CreateGameRequest(game=GAME, seed=SEED))
+            before = (await stub.GetView(pb.GetViewRequest(game_id=made.game_id))).view
+            assert UUID(made.game_id) in running.games.cache
+            for _ in range(100):  # the sweeper looks every 0.05 s
+                if UUID(made.game_id) not in running.games.cache:
+                    break
+                await asyncio.sleep(0.05)
+            assert UUID(made.game_id) not in running.games.cache and running.games.cache.evicted == 1
+            after = (await stub.GetView(pb.GetViewRequest(game_id=made.game_id))).view
+            assert after == before
+    finally:
+        await running.stop(grace=None)
