@@ -8,6 +8,7 @@ the process's sweeper calls every few seconds.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import random
 import subprocess
 import sys
@@ -20,8 +21,9 @@ import grpc
 import msgspec
 import pytest
 
+from cardgames.service import seat_lifecycle
 from cardgames.service.cli.serve import cache_sizes
-from cardgames.service.games import Games, StoreUnavailable
+from cardgames.service.games import Games, StoreUnavailable, WrongToken
 from cardgames.service.games.cache import EVICTION_TAIL, CacheSizes
 from cardgames.service.grpc_api import TOKEN_METADATA
 from cardgames.service.metrics import Metrics
@@ -147,6 +149,23 @@ async def test_watched_and_clocked_games_stay_and_their_timeouts_still_fire() ->
     assert await games.cache.evict_idle() == 2  # no watcher, and no clock now that it is over
     assert len(games.cache) == 0
     await clocks.close()
+    await games.close()
+
+
+async def test_a_reissued_token_and_a_seat_entropy_game_come_back_as_they_were() -> None:
+    games, ticks = games_with(EventStore.from_url("memory:"), idle_evict_seconds=IDLE)
+    created = await games.create(GAME, {}, None, seed=SEED)
+    reissued = await seat_lifecycle.reissue_token(games, created.game_id, created.owner_token, 1)
+    waiting = await games.create(GAME, {}, None, seat_entropy=True)
+    commitment = hashlib.sha256(bytes.fromhex("ab" * 32)).hexdigest()
+    await games.commit_entropy(waiting.game_id, waiting.seat_tokens[0], commitment)
+    ticks.now += IDLE + 1
+    assert await games.cache.evict_idle() == 2
+    assert (await games.view(created.game_id, reissued.token)).seat == 1  # the new token works
+    with pytest.raises(WrongToken):
+        await games.view(created.game_id, created.seat_tokens[1])  # the old one does not
+    status = await games.commit_entropy(waiting.game_id, waiting.seat_tokens[1], "cd" * 32)
+    assert status.committed == 2 and not status.started  # seat 0's commitment came back from the store
     await games.close()
 
 
