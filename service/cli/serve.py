@@ -20,6 +20,7 @@ from pathlib import Path
 
 import typer
 
+from cardgames.engine.core.echo import echo
 from cardgames.service import logs
 from cardgames.service.games.cache import IDLE_EVICT_SECONDS, MAX_FINISHED, MAX_LIVE, CacheSizes
 from cardgames.service.guards import Limits
@@ -46,15 +47,16 @@ def store_environment(url: str | None, environ: dict[str, str] | None = None) ->
 
 def cache_sizes(max_live: str, max_finished: str, idle_evict: str) -> CacheSizes | str:
     """The live games' bounds from the options' text, or what is wrong with them in one line."""
-    try:
-        live, finished = int(max_live), int(max_finished)
-    except ValueError:
-        return f"--max-live-games and --max-finished-games are whole numbers, not {max_live!r} and {max_finished!r}"
-    try:
-        idle = float(idle_evict)
-    except ValueError:
-        return f"--idle-evict-seconds is a number of seconds (0: never), not {idle_evict!r}"
-    sizes = CacheSizes(live, finished, idle)
+    numbers: list[float] = []
+    for option, text, kind, what in (("--max-live-games", max_live, int, "a whole number"),
+                                     ("--max-finished-games", max_finished, int, "a whole number"),
+                                     ("--idle-evict-seconds", idle_evict, float, "a number of seconds (0: never)")):
+        try:
+            numbers.append(kind(text))
+        except ValueError:
+            return f"{option} is {what}, not {echo(text)}"
+    live, finished, idle = numbers
+    sizes = CacheSizes(int(live), int(finished), idle)
     return sizes.problem() or sizes
 
 

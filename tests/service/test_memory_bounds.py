@@ -268,7 +268,8 @@ async def test_an_evicted_game_plays_on_over_grpc_exactly_as_one_that_never_left
     ("values", "says"),
     [
         (("0", "256", "300"), "--max-live-games must be 1 or more, not 0"),
-        (("ten", "256", "300"), "are whole numbers, not 'ten' and '256'"),
+        (("ten", "256", "300"), "--max-live-games is a whole number, not 'ten'"),
+        (("10", "1.5", "300"), "--max-finished-games is a whole number, not '1.5'"),
         (("100", "-1", "300"), "--max-finished-games must be 0 or more, not -1"),
         (("100", "256", "-5"), "--idle-evict-seconds must be 0 (never) or a number of seconds, not -5"),
         (("100", "256", "nan"), "--idle-evict-seconds must be 0 (never)"),
