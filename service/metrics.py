@@ -254,6 +254,11 @@ class _Scraped(Collector):
             for state, count in counts.items():
                 live.add_metric([state], count)
             yield live
+        left = CounterMetricFamily("cardgames_live_games_evicted", "Games that left memory (loaded again when asked "
+                                   "for): idle too long, or beyond --max-live-games.", labels=["reason"])
+        left.add_metric(["idle"], self.games.cache.evicted)
+        left.add_metric(["bound"], self.games.cache.dropped)
+        yield left
         pool = self.games.pool
         yield GaugeMetricFamily("cardgames_engine_workers", "Engine worker processes running.", value=len(pool.pids))
         yield GaugeMetricFamily(

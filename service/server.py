@@ -26,6 +26,7 @@ from cardgames.engine.core.echo import echo
 from cardgames.service.bots_server import NAMES as BOT_SERVICE_NAMES
 from cardgames.service.bots_server import BotServices, add_bot_services
 from cardgames.service.games import Games
+from cardgames.service.games.cache import CacheSizes
 from cardgames.service.grpc_api import SERVICE_NAME, GameServiceApi, PreEncoded
 from cardgames.service.guards import Limits, MalformedRequests, RateLimit
 from cardgames.service.metrics import Metrics
@@ -128,20 +129,25 @@ async def start(
     games: Games | None = None,
     workers: Workers | None = None,
     metrics: str | None = None,
+    sizes: CacheSizes | None = None,
 ) -> Running:
     """Start serving on ``address`` (``host:0`` picks a free port) with ``store`` (default: from the env).
 
     ``tls``: (PEM certificate chain, PEM private key) to serve over TLS only; ``limits``: per-caller
     rate limits (None: none); ``games``: an application layer to serve instead of a new one on ``store``;
     ``workers``: its engine worker processes (default: cardgames.service.workers' defaults, started when first needed);
-    ``metrics``: ``HOST:PORT`` to serve Prometheus metrics on over HTTP (port 0: any; None: no metrics).
+    ``metrics``: ``HOST:PORT`` to serve Prometheus metrics on over HTTP (port 0: any; None: no metrics);
+    ``sizes``: the bounds of the live games kept in memory (default: service/games/cache.py's).
     """
     host, port = parse_address(address)  # before anything: grpc would wrap a port past 65535
     metrics_at = parse_address(metrics) if metrics is not None else None
     meter = Metrics() if metrics_at is not None else None
     if games is None:
         store = store if store is not None else EventStore.from_url()
-        games = Games(meter.watch_store(store) if meter is not None else store, pool=workers)
+        sizes = sizes if sizes is not None else CacheSizes()
+        games = Games(meter.watch_store(store) if meter is not None else store, pool=workers,
+                      max_live=sizes.max_live, max_finished=sizes.max_finished,
+                      idle_evict_seconds=sizes.idle_evict_seconds)
     interceptors: list[grpc.aio.ServerInterceptor] = [MalformedRequests(), PreEncoded()]
     rate_limit = RateLimit(limits) if limits is not None else None
     if rate_limit is not None:
@@ -211,10 +217,12 @@ async def serve(
     metrics: str | None = None,
     http: str | None = None,
     cors_origins: Sequence[str] = (),
+    sizes: CacheSizes | None = None,
 ) -> None:
     """Serve until SIGINT or SIGTERM, then stop gracefully (the engine workers start at once). ``http``:
-    also serve Connect and gRPC-Web on that HOST:PORT (service/http/), ``cors_origins`` allowed there."""
-    running = await start(address, store, tls=tls, limits=limits, workers=workers, metrics=metrics)
+    also serve Connect and gRPC-Web on that HOST:PORT (service/http/), ``cors_origins`` allowed there;
+    ``sizes``: the bounds of the live games kept in memory."""
+    running = await start(address, store, tls=tls, limits=limits, workers=workers, metrics=metrics, sizes=sizes)
     if http is not None:
         from cardgames.service.http.server import start_http  # (it imports this module)
 
@@ -234,6 +242,9 @@ async def serve(
                       f"{limits.per_address:g}/s per address")
     pool = running.games.pool
     extras.append(f"{pool.size} engine worker{'s' if pool.size != 1 else ''}, deadline {pool.deadline:g}s")
+    cache = running.games.cache
+    idle = f", idle ones leave after {cache.idle_evict_seconds:g}s" if cache.idle_evict_seconds else ""
+    extras.append(f"up to {cache.max_live} live games{idle}")
     announce(f"cardgames: serving GameService on {host}:{running.port} ({'; '.join(extras)})")
     log.info("serving GameService on %s:%d", host, running.port,
              extra={"address": f"{host}:{running.port}", "store": store.describe()})

@@ -128,14 +128,15 @@ class SnapshotStore:
         except (msgspec.DecodeError, msgspec.ValidationError):
             return None
 
-    def state_at(
+    def folded(
         self, game_id: UUID, rules: GameRules, config: Any, events_after: Any, upto: int | None = None
-    ) -> tuple[Any, int]:
-        """The state at ``upto`` (None: the latest) and its sequence: the latest snapshot, then the events after it.
+    ) -> tuple[Any, int, int]:
+        """The state at ``upto`` (None: the latest), its sequence and the sequence of the snapshot it started
+        from (0: none): the latest snapshot, then the events after it.
 
         ``events_after(after, upto)`` reads the events in (after, upto] from the event store.
         """
         snapshot = self.latest(game_id, rules.NAME, state_type(rules, config), upto)
         start, state = (0, rules.initial(config)) if snapshot is None else (snapshot.sequence, snapshot.state)
         events = events_after(start, upto)
-        return fold(rules, state, events), start + len(events)
+        return fold(rules, state, events), start + len(events), start

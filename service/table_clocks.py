@@ -48,6 +48,8 @@ SCAN_EVERY = 1.0
 SEARCH_ITERATIONS = 200
 #: Seconds before retrying a timeout the store did not take (it was down).
 RETRY_DELAY = 0.5
+#: Bots' policies kept (by game, strength and configuration; the oldest made goes first).
+POLICIES_KEPT = 64
 #: The engine/bots kind of each strength.
 KINDS = {"random": "random", "heuristic": "heuristic", "search": f"ismcts:{SEARCH_ITERATIONS}"}
 
@@ -250,6 +252,8 @@ class TableClocks:
         key = (game, strength, msgspec.json.encode(config).decode())
         policy = self._policies.get(key)
         if policy is None:
+            if len(self._policies) >= POLICIES_KEPT:
+                del self._policies[next(iter(self._policies))]
             policy = self._policies[key] = policy_for(game, KINDS.get(strength, "heuristic"), config)
         return policy
 

@@ -1,12 +1,14 @@
 """``cardgames serve [--address HOST:PORT] [--http HOST:PORT|off] [--cors-origin ORIGIN] [--store URL] ...``.
 
-(... ``[--tls-cert F --tls-key F] [--rate-limit N] [--metrics HOST:PORT] [--log-format text|json]``.)
+(... ``[--tls-cert F --tls-key F] [--rate-limit N] [--metrics HOST:PORT] [--log-format text|json]
+[--max-live-games N] [--max-finished-games N] [--idle-evict-seconds S]``.)
 Native gRPC on ``--address``; Connect and gRPC-Web (and the page at /) on ``--http``
 (service/http/), in the same process over the same store.
 A malformed address or a port past 65535 exits with code 2, an address this process cannot
 listen on (a port another program or another server holds) with code 1: one line on stderr
 each, never a traceback and never a second listener on a held port (service/server.py).
-The same goes for the ``--metrics`` address (Prometheus over HTTP, service/metrics.py).
+The same goes for the ``--metrics`` address (Prometheus over HTTP, service/metrics.py), and for the
+live games' bounds (service/games/cache.py): a value out of range or not a number exits with code 2.
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ from pathlib import Path
 
 import typer
 
+from cardgames.engine.core.echo import echo
 from cardgames.service import logs
+from cardgames.service.games.cache import IDLE_EVICT_SECONDS, MAX_FINISHED, MAX_LIVE, CacheSizes
 from cardgames.service.guards import Limits
 from cardgames.service.http.server import DEFAULT_HTTP_ADDRESS
 from cardgames.service.native import native_build
@@ -39,6 +43,21 @@ def store_environment(url: str | None, environ: dict[str, str] | None = None) ->
         for key, value in POSTGRES_DEFAULTS.items():
             env.setdefault(key, environ.get(key, value))
     return env
+
+
+def cache_sizes(max_live: str, max_finished: str, idle_evict: str) -> CacheSizes | str:
+    """The live games' bounds from the options' text, or what is wrong with them in one line."""
+    numbers: list[float] = []
+    for option, text, kind, what in (("--max-live-games", max_live, int, "a whole number"),
+                                     ("--max-finished-games", max_finished, int, "a whole number"),
+                                     ("--idle-evict-seconds", idle_evict, float, "a number of seconds (0: never)")):
+        try:
+            numbers.append(kind(text))
+        except ValueError:
+            return f"{option} is {what}, not {echo(text)}"
+    live, finished, idle = numbers
+    sizes = CacheSizes(int(live), int(finished), idle)
+    return sizes.problem() or sizes
 
 
 def serve_command(
@@ -87,6 +106,19 @@ def serve_command(
         None, "--metrics", envvar="CARDGAMES_METRICS", metavar="HOST:PORT",
         help="Serve Prometheus metrics over HTTP at http://HOST:PORT/metrics (port 0: any; default: none).",
     ),
+    max_live_games: str = typer.Option(
+        str(MAX_LIVE), "--max-live-games", envvar="CARDGAMES_MAX_LIVE_GAMES", metavar="N",
+        help="Games kept folded in memory, at least 1 (the least recently used idle ones leave first).",
+    ),
+    max_finished_games: str = typer.Option(
+        str(MAX_FINISHED), "--max-finished-games", envvar="CARDGAMES_MAX_FINISHED_GAMES", metavar="N",
+        help="Finished games kept among them (0 or more).",
+    ),
+    idle_evict_seconds: str = typer.Option(
+        f"{IDLE_EVICT_SECONDS:g}", "--idle-evict-seconds", envvar="CARDGAMES_IDLE_EVICT_SECONDS", metavar="SECONDS",
+        help="A game no call asked for in this time leaves memory (it loads again when asked for; 0: never). "
+        "Watched and clocked games stay.",
+    ),
     log_format: logs.Format = typer.Option(
         logs.Format.text, "--log-format", envvar="CARDGAMES_LOG_FORMAT",
         help="Log lines on stderr: text, or json (one JSON object per line).",
@@ -102,6 +134,10 @@ def serve_command(
         except AddressError as error:
             typer.echo(f"cardgames serve: {option}{error}", err=True)
             raise typer.Exit(code=2) from None
+    sizes = cache_sizes(max_live_games, max_finished_games, idle_evict_seconds)
+    if isinstance(sizes, str):
+        typer.echo(f"cardgames serve: {sizes}", err=True)
+        raise typer.Exit(code=2)
     logs.configure(log_format)
     if (tls_cert is None) != (tls_key is None):
         typer.echo("cardgames serve: --tls-cert and --tls-key go together", err=True)
@@ -128,7 +164,7 @@ def serve_command(
     try:
         asyncio.run(serve(address, event_store, lambda line: typer.echo(line, err=False), tls=tls, limits=limits,
                           workers=Workers(workers or None, work_deadline), metrics=metrics, http=web,
-                          cors_origins=cors_origin))
+                          cors_origins=cors_origin, sizes=sizes))
     except CannotListen as error:
         typer.echo(f"cardgames serve: {error}", err=True)
         raise typer.Exit(code=1) from None

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 from cardgames.engine.core.protocol import GameRules, Malformed
 from cardgames.service.feed import Feed
-from cardgames.service.games.cache import MAX_FINISHED, MAX_LIVE, LiveGames
+from cardgames.service.games.cache import IDLE_EVICT_SECONDS, MAX_FINISHED, MAX_LIVE, LiveGames
 from cardgames.service.games.commands import ClockHook, Commands
 from cardgames.service.games.create import Creation
 from cardgames.service.games.disclosure import Disclosure
@@ -52,6 +52,7 @@ class Games:
         snapshot_every: int | None = None,
         max_live: int = MAX_LIVE,
         max_finished: int = MAX_FINISHED,
+        idle_evict_seconds: float = IDLE_EVICT_SECONDS,
         store_timeout: float = STORE_TIMEOUT,
         pool: Workers | None = None,
     ) -> None:
@@ -59,7 +60,8 @@ class Games:
         every call first reads what they wrote, and :meth:`open` subscribes to the store's feed.
         ``snapshot_every``: K for snapshots (default ``CARDGAMES_SNAPSHOT_EVERY``, else 100; 0: none).
         ``pool``: the worker processes for expensive engine work (default: a pool of the default size
-        and deadline, whose processes start when first needed).
+        and deadline, whose processes start when first needed). ``max_live``, ``max_finished``,
+        ``idle_evict_seconds``: the live games' bounds (service/games/cache.py).
         """
         self.store = store
         self.shared = store_is_shared(store) if shared is None else shared
@@ -67,7 +69,7 @@ class Games:
         self.executor = StoreExecutor(store, workers=workers, timeout=store_timeout)
         self.snapshots = SnapshotStore(store.factory, every_from_env() if snapshot_every is None else snapshot_every)
         self.cache = LiveGames(self.executor, self.snapshots, shared=self.shared, max_live=max_live,
-                               max_finished=max_finished)
+                               max_finished=max_finished, idle_evict_seconds=idle_evict_seconds)
         self.disclosure = Disclosure()
         self.creation = Creation(self.cache, self.executor)
         self.entropy = SeatEntropy(self.cache, self.executor)
@@ -145,12 +147,15 @@ class Games:
     # -- life cycle ------------------------------------------------------------------------
 
     async def open(self) -> None:
-        """Start the cross-process feed when the store is shared (one subscription per process)."""
+        """Start the eviction of idle games, and the cross-process feed when the store is shared (one
+        subscription per process)."""
+        self.cache.start()
         if self.shared:
             await self.watches.open()
 
     async def close(self) -> None:
         """Stop the feed, the background jobs, the workers and the store's threads; close the store."""
+        await self.cache.close()
         await self.watches.close()
         await self.executor.drain()
         await self.pool.close()

@@ -87,6 +87,10 @@ class LiveGame:
     presence: list[int] = field(default_factory=list)
     #: Kept cached and caught up with other processes' writes with no watcher (the table clocks).
     followed: bool = False
+    #: When a call last asked for the game (the cache's clock, monotonic seconds): idle eviction.
+    touched: float = 0.0
+    #: The sequence of the game's latest snapshot known here (0: none), so that eviction knows its tail.
+    snapshot_sequence: int = 0
 
     @cached_property
     def control(self) -> TimeControl | None:
