@@ -26,7 +26,7 @@ from tests.bots.games import HIDDEN
 from tests.soundness import assert_listed_accepted
 
 #: A game's own check of one event: (state before, event, state after).
-EventCheck = Callable[[Any, Any, Any], None]
+EventCheck = Callable[[Any, Any, Any], object]
 
 
 @dataclass
@@ -50,10 +50,10 @@ def assert_views_hide(name: str, rules: Any, state: Any, seats: int) -> None:
     for viewer in [*range(seats), None]:
         view = rules.view(state, viewer)
         if single:
-            leaked = view_cards(view) & hidden_of(state, viewer)  # type: ignore[arg-type]
+            leaked = view_cards(view) & hidden_of(state, viewer)
             assert not leaked, f"the view of {viewer} shows hidden cards {sorted(leaked)}"
         else:
-            redealt = reshuffle(state, viewer, random.Random(len(state.stock)))  # type: ignore[arg-type]
+            redealt = reshuffle(state, viewer, random.Random(len(state.stock)))
             assert rules.view(redealt, viewer) == view, f"the view of {viewer} changes with hidden cards"
 
 

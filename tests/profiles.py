@@ -48,4 +48,4 @@ def profile_name() -> str:
 def examples(ci: int) -> int:
     """The examples of a property that runs ``ci`` of them under the ``ci`` profile, scaled for the
     loaded profile (a quarter under ``dev``, ten times under ``nightly``)."""
-    return max(FEWEST, round(ci * settings.default.max_examples / CI_EXAMPLES))
+    return max(FEWEST, round(ci * settings().max_examples / CI_EXAMPLES))

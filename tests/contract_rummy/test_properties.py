@@ -73,9 +73,9 @@ def greedy_choices(listed: Sequence[Any]) -> Sequence[Any]:
     return listed
 
 
-def choose(rng: random.Random, legal: list[Any], greedy_player: bool) -> Any:
+def choose(rng: random.Random, legal: list[Any], greedy: bool) -> Any:
     """A random legal command; a greedy player goes down, swaps and lays off whenever it can."""
-    return rng.choice(greedy_choices(legal) if greedy_player else legal)
+    return rng.choice(greedy_choices(legal) if greedy else legal)
 
 
 def play_game(seed: int, players: int, options: dict[str, Any], greedy: float) -> dict[str, int]:
