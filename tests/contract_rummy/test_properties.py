@@ -129,7 +129,7 @@ def _fit(options: dict[str, Any], players: int) -> tuple[dict[str, Any], int]:
 
 
 @pytest.mark.slow
-@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 2**32), PLAYERS, OPTIONS, st.sampled_from([0.0, 0.7, 1.0]))
 def test_500_random_games_keep_every_invariant(seed: int, players: int, options: dict[str, Any],
                                                greedy: float) -> None:
