@@ -59,7 +59,7 @@ def assert_views_hide(name: str, rules: Any, state: Any, seats: int) -> None:
 
 def play_drawn(
     data: st.DataObject, name: str, rules: Any, state: Any, seats: int, most: int, check: EventCheck,
-    game: DrawnGame | None = None, position: Callable[[Any], None] | None = None,
+    record: DrawnGame | None = None, position: Callable[[Any], None] | None = None,
     among: Callable[[Sequence[Any]], Sequence[Any]] | None = None,
 ) -> Any:
     """Up to ``most`` drawn commands from ``state`` (fewer if the match ends), every position
@@ -69,7 +69,7 @@ def play_drawn(
 
     Every seat's listing is checked; the mover is the seat to act, or (drawn) another seat that has
     commands too (an All Fours call of an exposed card)."""
-    game = game if game is not None else DrawnGame()
+    record = record if record is not None else DrawnGame()
     for _ in range(most):
         if rules.is_over(state):
             break
@@ -83,7 +83,7 @@ def play_drawn(
         seat = movers[0] if len(movers) == 1 else data.draw(st.sampled_from(movers), label="mover")
         listed = listings[seat] if among is None else among(listings[seat])
         command = draw_command(data, listed, seat)
-        game.moves.append((seat, command))
+        record.moves.append((seat, command))
         outcome = rules.decide(state, seat, command)
         assert not isinstance(outcome, Rejection), f"listed {command!r} rejected: {outcome}"
         for event in outcome:

@@ -166,15 +166,16 @@ def test_full_default_matches_replay_to_the_same_state(seed: int, players: int) 
 DRAWN_COMMANDS = 100
 
 
-def drawn_matches(data: st.DataObject, rules: Any = GAME, game: DrawnGame | None = None) -> None:
-    """A match under drawn options, players and seed, every command drawn (tests/drawn.py), calls of
-    exposed cards by other seats too: at every position every seat's listed commands are accepted on a
-    copy and no view shows a hidden card; after every event the invariants of :func:`check_event`."""
+def drawn_matches(data: st.DataObject, rules: Any = GAME, record: DrawnGame | None = None) -> None:
+    """A match under drawn options, players and seed, every command drawn (tests/drawn.py): at every
+    position every seat's listed commands are accepted on a copy, no view shows a hidden card and the
+    match is over exactly when a side reached the target; after every event the invariants of
+    :func:`check_event`. (Out-of-turn plays and their calls are the seed-based property's.)"""
     players = data.draw(st.sampled_from([2, 4]), label="players")
     options = data.draw(OPTIONS, label="options")
     seed = data.draw(st.integers(0, 2**64 - 1), label="seed")
     state = new_state(rules, options, players, seed)
-    last = play_drawn(data, "all_fours", rules, state, players, DRAWN_COMMANDS, check_event, game,
+    last = play_drawn(data, "all_fours", rules, state, players, DRAWN_COMMANDS, check_event, record,
                       position=lambda position: check_match(position, rules))
     check_match(last, rules)
 

@@ -78,6 +78,16 @@ def choose(rng: random.Random, legal: list[Any], greedy: bool) -> Any:
     return rng.choice(greedy_choices(legal) if greedy else legal)
 
 
+def check_event(before: Any, event: Any, after: Any) -> None:
+    """After every event: the cards conserved card by physical card, the melds legal, a deal's
+    scores the penalty values of the hands left (A.11, A.13)."""
+    if isinstance(event, DealScored):
+        _check_scoring(before, event)
+    assert conserved(after), event
+    if isinstance(event, PLACING):
+        assert melds_valid(after), event
+
+
 def play_game(seed: int, players: int, options: dict[str, Any], greedy: float) -> dict[str, int]:
     rng = random.Random(seed)
     state, _ = new(options, players, seed=f"{seed:064x}")
@@ -91,13 +101,10 @@ def play_game(seed: int, players: int, options: dict[str, Any], greedy: float) -
         outcome = game.decide(unseen(state), seat, command)  # not the state listed for: every check runs
         assert not isinstance(outcome, Rejection), f"legal {command} rejected: {outcome}"
         for event in outcome:
-            if isinstance(event, DealScored):
-                _check_scoring(state, event)
-            state = game.evolve(state, event)
+            after = game.evolve(state, event)
+            check_event(state, event, after)
+            state = after
             seen[type(event).__name__] += 1
-            assert conserved(state), event
-            if isinstance(event, PLACING):
-                assert melds_valid(state), event
     assert state.winners == tuple(s for s, t in enumerate(state.scores) if t == min(state.scores))
     assert game.outcome(state)[state.winners[0]] == 0
     return seen
@@ -171,17 +178,7 @@ def test_greedy_players_go_down_and_go_out() -> None:
 DRAWN_COMMANDS = 150
 
 
-def check_event(before: Any, event: Any, after: Any) -> None:
-    """After every event: the cards conserved card by physical card, the melds legal, a deal's
-    scores the penalty values of the hands left (A.11, A.13)."""
-    if isinstance(event, DealScored):
-        _check_scoring(before, event)
-    assert conserved(after), event
-    if isinstance(event, PLACING):
-        assert melds_valid(after), event
-
-
-def drawn_games(data: st.DataObject, rules: Any = game, game: DrawnGame | None = None) -> None:
+def drawn_games(data: st.DataObject, rules: Any = game, record: DrawnGame | None = None) -> None:
     """A game under drawn options, players and seed, every command drawn (tests/drawn.py): at every
     position every listed command is accepted on a copy and no view shows a hidden card; after every
     event the invariants of :func:`check_event`."""
@@ -190,7 +187,7 @@ def drawn_games(data: st.DataObject, rules: Any = game, game: DrawnGame | None =
     among = greedy_choices if data.draw(st.booleans(), label="greedy") else None
     state = new_state(rules, options, players, seed)
     assert conserved(state)
-    play_drawn(data, "contract_rummy", rules, state, players, DRAWN_COMMANDS, check_event, game, among=among)
+    play_drawn(data, "contract_rummy", rules, state, players, DRAWN_COMMANDS, check_event, record, among=among)
 
 
 @settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -101,7 +101,7 @@ def test_a_random_deal_keeps_every_invariant(seed: int, dealer: int, options: di
 DRAWN_COMMANDS = 56
 
 
-def drawn_deals(data: st.DataObject, rules: Any = GAME, game: DrawnGame | None = None) -> None:
+def drawn_deals(data: st.DataObject, rules: Any = GAME, record: DrawnGame | None = None) -> None:
     """A match under drawn options and seed, every command drawn (tests/drawn.py): at every position
     every listed command is accepted on a copy and no view shows a hidden card; after every event
     the floor invariants hold, the cards are conserved and each deal's scores add up."""
@@ -109,7 +109,7 @@ def drawn_deals(data: st.DataObject, rules: Any = GAME, game: DrawnGame | None =
     seed = data.draw(st.integers(0, 2**64 - 1), label="seed")
     state = new_state(rules, options, 4, seed)
     assert not floor_problems(state)
-    play_drawn(data, "seep", rules, state, 4, DRAWN_COMMANDS, DealAccount().check, game)
+    play_drawn(data, "seep", rules, state, 4, DRAWN_COMMANDS, DealAccount().check, record)
 
 
 @settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
