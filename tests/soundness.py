@@ -15,8 +15,12 @@ from typing import Any
 
 import msgspec
 
+from cardgames.engine.all_fours.commands import Play
+from cardgames.engine.contract_rummy.commands import Discard
+from cardgames.engine.core.cards import STANDARD_PACK
 from cardgames.engine.core.protocol import Rejection, Setup
 from cardgames.engine.core.replay import fold
+from cardgames.engine.seep.commands import Throw
 
 
 def unseen(state: Any) -> Any:
@@ -57,6 +61,17 @@ def random_walk(rules: Any, options: dict[str, Any], players: int, seed: int, st
         assert not isinstance(outcome, Rejection), outcome
         state = fold(rules, state, outcome)
     return checked
+
+
+def illegal_command(name: str) -> Any:
+    """For a built-in game: a maker of an illegal command for a state and seat (a card the seat does
+    not hold, thrown, discarded or played), for :class:`InjectedListing`."""
+    kind = {"seep": Throw, "contract_rummy": Discard, "all_fours": Play}[name]
+
+    def make(state: Any, seat: int) -> Any:
+        return kind(card=next(card for card in STANDARD_PACK if card not in state.hands[seat]))
+
+    return make
 
 
 class InjectedListing:

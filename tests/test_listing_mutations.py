@@ -5,36 +5,15 @@ for the very same state object."""
 from __future__ import annotations
 
 import random
-from typing import Any
 
 import pytest
 
-from cardgames.engine.all_fours.commands import Play
-from cardgames.engine.contract_rummy.commands import Discard
-from cardgames.engine.core.cards import STANDARD_PACK
 from cardgames.engine.core.protocol import Rejection
 from cardgames.engine.core.registry import get_game
 from cardgames.engine.core.replay import fold
-from cardgames.engine.seep.commands import Throw
-from tests.soundness import InjectedListing, new_state, random_walk, unseen
+from tests.soundness import InjectedListing, illegal_command, new_state, random_walk, unseen
 
 GAMES = {"seep": 4, "contract_rummy": 4, "all_fours": 4}
-
-
-def _not_held(state: Any, seat: int) -> str:
-    return next(card for card in STANDARD_PACK if card not in state.hands[seat])
-
-
-def _illegal(name: str) -> Any:
-    def make(state: Any, seat: int) -> Any:
-        card = _not_held(state, seat)
-        if name == "seep":
-            return Throw(card=card)
-        if name == "contract_rummy":
-            return Discard(card=card)
-        return Play(card=card)
-
-    return make
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))
@@ -44,7 +23,7 @@ def test_the_sound_listing_passes(name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(GAMES))
 def test_an_injected_illegal_command_fails_the_check(name: str) -> None:
-    rules = InjectedListing(get_game(name), _illegal(name))
+    rules = InjectedListing(get_game(name), illegal_command(name))
     with pytest.raises(AssertionError, match="is rejected"):
         random_walk(rules, {}, GAMES[name], seed=7, steps=40)
 
@@ -54,7 +33,7 @@ def test_deciding_on_the_listed_state_would_hide_the_injected_command(name: str)
     """Why the check decides on a copy: on the very state object it listed for, ``decide``
     trusts the faulty listing and accepts the illegal command (within a few moves of play)."""
     rules = get_game(name)
-    injected = InjectedListing(rules, _illegal(name))
+    injected = InjectedListing(rules, illegal_command(name))
     state = new_state(rules, {}, GAMES[name], seed=7)
     rng = random.Random(1)
     for _ in range(30):

@@ -17,9 +17,11 @@ from hypothesis import strategies as st
 from cardgames.engine.all_fours import State
 from cardgames.engine.all_fours.events import MatchWon, PointsScored, TrickWon, TrumpFixed
 from cardgames.engine.core.cards import STANDARD_PACK
-from cardgames.engine.core.protocol import Rejection
 from cardgames.engine.core.replay import fold
 from tests.all_fours.helpers import GAME, random_match
+from tests.drawn import DrawnGame, play_drawn
+from tests.profiles import examples
+from tests.soundness import assert_listed_accepted, new_state
 
 ORDER = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
 
@@ -106,22 +108,28 @@ def check_event(before: State, event: Any, after: State) -> None:
             assert len(after.hands[seat]) == after.hand_size - (after.trick_no - 1) - (seat in played)
 
 
-def check_position(state: State) -> None:
-    """Between commands: the match is over exactly when a side reached the target."""
+def check_match(state: State, rules: Any = GAME) -> None:
+    """Between commands: the match is over exactly when a side reached the target (A12)."""
     target = state.config.target_score
     assert (state.phase == "over") == (max(state.scores) >= target)
     assert state.phase in ("beg", "dealer_choice", "play", "over")
     if state.phase != "over":
-        seat = state.turn
-        assert seat is not None and GAME.to_act(state) == (seat,)
-        for command in GAME.legal_commands(state, seat):
-            assert not isinstance(GAME.decide(state, seat, command), Rejection), command
+        assert state.turn is not None and rules.to_act(state) == (state.turn,)
     else:
-        assert GAME.to_act(state) == ()
-        assert GAME.outcome(state).count(0) == state.players // 2
+        assert rules.to_act(state) == ()
+        assert rules.outcome(state).count(0) == state.players // 2
 
 
-@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def check_position(state: State) -> None:
+    """Between commands: :func:`check_match`, and every command listed for the seat to act is
+    accepted on a copy of the state the listing never saw."""
+    check_match(state)
+    if state.phase != "over":
+        assert state.turn is not None
+        assert_listed_accepted(GAME, state, state.turn)
+
+
+@settings(max_examples=examples(1000), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(0, 2**63),
     players=st.sampled_from([2, 4]),
@@ -139,7 +147,7 @@ def test_random_matches_keep_every_invariant(seed: int, players: int, options: d
     assert last is not None and last.phase == "over"
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(seed=st.integers(0, 2**63), players=st.sampled_from([2, 4]))
 def test_full_default_matches_replay_to_the_same_state(seed: int, players: int) -> None:
     """A whole default match (to 14): folding its log from the start gives the same final state."""
@@ -152,3 +160,27 @@ def test_full_default_matches_replay_to_the_same_state(seed: int, players: int) 
         last = after
     assert last is not None and max(last.scores) >= 14
     assert fold(GAME, GAME.initial(config), log) == last
+
+
+#: Commands of a drawn match: several deals, a whole match under the smaller targets.
+DRAWN_COMMANDS = 100
+
+
+def drawn_matches(data: st.DataObject, rules: Any = GAME, record: DrawnGame | None = None) -> None:
+    """A match under drawn options, players and seed, every command drawn (tests/drawn.py): at every
+    position every seat's listed commands are accepted on a copy, no view shows a hidden card and the
+    match is over exactly when a side reached the target; after every event the invariants of
+    :func:`check_event`. (Out-of-turn plays and their calls are the seed-based property's.)"""
+    players = data.draw(st.sampled_from([2, 4]), label="players")
+    options = data.draw(OPTIONS, label="options")
+    seed = data.draw(st.integers(0, 2**64 - 1), label="seed")
+    state = new_state(rules, options, players, seed)
+    last = play_drawn(data, "all_fours", rules, state, players, DRAWN_COMMANDS, check_event, record,
+                      position=lambda position: check_match(position, rules))
+    check_match(last, rules)
+
+
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_drawn_matches_keep_every_invariant(data: st.DataObject) -> None:
+    drawn_matches(data)

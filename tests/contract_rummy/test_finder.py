@@ -19,6 +19,7 @@ from cardgames.engine.core.cards import RANKS, SUITS
 from cardgames.engine.core.protocol import ScenarioError
 from tests.contract_rummy.brute import every_meld, some_contract, some_dig
 from tests.contract_rummy.helpers import game, position
+from tests.profiles import examples
 from tests.soundness import assert_listed_accepted
 
 #: (deck_policy, players) giving 0-1 jokers with one pack, or 1, 2, 3 jokers with two packs.
@@ -101,7 +102,7 @@ def _offered_exactly_when_one_exists(hand: list[str], policy: str, players: int,
     assert_listed_accepted(game, state, 0, offered)
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data(), OPTIONS, st.sampled_from([1, 2, 3]), st.none() | st.integers(0, 20))
 def test_finder_offers_a_contract_exactly_when_one_exists_two_melds(data: Any, options: Any, deal: int,
                                                                      taken: int | None) -> None:
@@ -110,7 +111,7 @@ def test_finder_offers_a_contract_exactly_when_one_exists_two_melds(data: Any, o
     _offered_exactly_when_one_exists(hand, policy, players, options, deal, taken)
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data(), OPTIONS, st.sampled_from([4, 5, 6, 7]), st.none() | st.integers(0, 20),
        st.sampled_from(["all_at_once_no_discard", "all_at_once_with_discard", "normal"]))
 def test_finder_offers_a_contract_exactly_when_one_exists_three_melds(data: Any, options: Any, deal: int,
@@ -158,7 +159,7 @@ DEAL_AND_HAND = st.sampled_from([1, 2, 3, 7]).flatmap(
          options={"same_suit_runs_in_contract": "forbidden", "final_deal_mode": "all_at_once_no_discard",
                   "contract_meld_count": "at_least"},
          depth=2, table=0, met=False)
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=DEAL_AND_HAND, options=DIG_OPTIONS, depth=st.integers(2, 3), table=st.sampled_from(range(len(TABLES))),
        met=st.booleans())
 def test_dig_is_offered_exactly_when_the_dug_card_can_be_placed(case: tuple[int, tuple[list[str], str, int]],

@@ -19,6 +19,7 @@ from cardgames.engine.core.protocol import HIDDEN, PUBLIC, Malformed, ScenarioEr
 from cardgames.service.conformance import run_scenario
 from tests.conftest import CONFORMANCE
 from tests.contract_rummy.helpers import act, config, game, new, position, refused
+from tests.profiles import examples
 
 TABLE = [
     {"owner": 1, "kind": "set", "cards": ["8S", "8H", "8D"]},
@@ -208,7 +209,7 @@ def test_D_dealt_and_stock_cards_are_private_and_chance_is_hidden() -> None:
     assert game.audience(drawn) == 1 and game.redact(drawn, 0).card == ""
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 2**32))
 def test_D_no_view_shows_another_seats_unknown_cards(seed: int) -> None:
     rng = random.Random(seed)

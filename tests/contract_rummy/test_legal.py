@@ -17,6 +17,7 @@ from cardgames.engine.core.protocol import Rejection
 from tests.contract_rummy import brute
 from tests.contract_rummy.helpers import game, new
 from tests.contract_rummy.test_properties import choose
+from tests.profiles import examples
 
 
 def _ok(state: Any, seat: int, command: Any) -> bool:
@@ -121,7 +122,7 @@ OPTIONS = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 2**32), OPTIONS)
 def test_every_legal_draw_discard_lay_off_and_swap_is_listed(seed: int, options: dict[str, Any]) -> None:
     rng = random.Random(seed)

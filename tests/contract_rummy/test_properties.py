@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -26,7 +27,9 @@ from cardgames.engine.contract_rummy.events import (
 from cardgames.engine.contract_rummy.melds import penalty
 from cardgames.engine.core.protocol import Rejection
 from tests.contract_rummy.helpers import conserved, game, melds_valid, new
-from tests.soundness import unseen
+from tests.drawn import DrawnGame, play_drawn
+from tests.profiles import examples
+from tests.soundness import new_state, unseen
 
 PLACING = (ContractMelded, MeldsAdded, CardLaidOff, JokerSwapped)
 
@@ -61,17 +64,28 @@ OPTIONS = st.fixed_dictionaries(
 ORDER = (Dig, Meld, SwapJoker, LayOff)
 
 
+def greedy_choices(listed: Sequence[Any]) -> Sequence[Any]:
+    """What a greedy player draws from: the first kind of :data:`ORDER` it may play, or a draw (else anything)."""
+    for kind in (*ORDER, DrawStock | DrawDiscard):
+        options = [command for command in listed if isinstance(command, kind)]
+        if options:
+            return options
+    return listed
+
+
 def choose(rng: random.Random, legal: list[Any], greedy: bool) -> Any:
     """A random legal command; a greedy player goes down, swaps and lays off whenever it can."""
-    if greedy:
-        for kind in ORDER:
-            options = [command for command in legal if isinstance(command, kind)]
-            if options:
-                return rng.choice(options)
-        draws = [command for command in legal if isinstance(command, DrawStock | DrawDiscard)]
-        if draws:
-            return rng.choice(draws)
-    return rng.choice(legal)
+    return rng.choice(greedy_choices(legal) if greedy else legal)
+
+
+def check_event(before: Any, event: Any, after: Any) -> None:
+    """After every event: the cards conserved card by physical card, the melds legal, a deal's
+    scores the penalty values of the hands left (A.11, A.13)."""
+    if isinstance(event, DealScored):
+        _check_scoring(before, event)
+    assert conserved(after), event
+    if isinstance(event, PLACING):
+        assert melds_valid(after), event
 
 
 def play_game(seed: int, players: int, options: dict[str, Any], greedy: float) -> dict[str, int]:
@@ -87,13 +101,10 @@ def play_game(seed: int, players: int, options: dict[str, Any], greedy: float) -
         outcome = game.decide(unseen(state), seat, command)  # not the state listed for: every check runs
         assert not isinstance(outcome, Rejection), f"legal {command} rejected: {outcome}"
         for event in outcome:
-            if isinstance(event, DealScored):
-                _check_scoring(state, event)
-            state = game.evolve(state, event)
+            after = game.evolve(state, event)
+            check_event(state, event, after)
+            state = after
             seen[type(event).__name__] += 1
-            assert conserved(state), event
-            if isinstance(event, PLACING):
-                assert melds_valid(state), event
     assert state.winners == tuple(s for s, t in enumerate(state.scores) if t == min(state.scores))
     assert game.outcome(state)[state.winners[0]] == 0
     return seen
@@ -125,7 +136,7 @@ def _fit(options: dict[str, Any], players: int) -> tuple[dict[str, Any], int]:
 
 
 @pytest.mark.slow
-@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 2**32), PLAYERS, OPTIONS, st.sampled_from([0.0, 0.7, 1.0]))
 def test_500_random_games_keep_every_invariant(seed: int, players: int, options: dict[str, Any],
                                                greedy: float) -> None:
@@ -135,7 +146,7 @@ def test_500_random_games_keep_every_invariant(seed: int, players: int, options:
     assert seen["DealScored"] == 7 and seen["GameEnded"] == 1
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 2**32), PLAYERS, OPTIONS, st.sampled_from([0.0, 0.7, 1.0]))
 def test_random_games_keep_every_invariant(seed: int, players: int, options: dict[str, Any], greedy: float) -> None:
     """The same as the 500-game test on a few games, in the default (fast) run."""
@@ -161,3 +172,25 @@ def test_greedy_players_go_down_and_go_out() -> None:
     assert total["ContractMelded"] > 10
     assert total["CardLaidOff"] > 10
     assert total["PlayerWentOut"] >= 1
+
+
+#: Commands of a drawn game: a deal or two (a deal ends when a seat goes out or the stock runs dry).
+DRAWN_COMMANDS = 150
+
+
+def drawn_games(data: st.DataObject, rules: Any = game, record: DrawnGame | None = None) -> None:
+    """A game under drawn options, players and seed, every command drawn (tests/drawn.py): at every
+    position every listed command is accepted on a copy and no view shows a hidden card; after every
+    event the invariants of :func:`check_event`."""
+    options, players = _fit(data.draw(OPTIONS, label="options"), data.draw(PLAYERS, label="players"))
+    seed = data.draw(st.integers(0, 2**64 - 1), label="seed")
+    among = greedy_choices if data.draw(st.booleans(), label="greedy") else None
+    state = new_state(rules, options, players, seed)
+    assert conserved(state)
+    play_drawn(data, "contract_rummy", rules, state, players, DRAWN_COMMANDS, check_event, record, among=among)
+
+
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_drawn_games_keep_every_invariant(data: st.DataObject) -> None:
+    drawn_games(data)

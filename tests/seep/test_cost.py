@@ -14,10 +14,11 @@ from hypothesis import strategies as st
 
 from cardgames.engine import seep
 from cardgames.engine.core.protocol import Rejection
+from tests.profiles import examples
 from tests.seep.helpers import new_match, playout_states
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32))
 def test_no_position_of_default_play_is_costly(seed: int) -> None:
     for state, _events in playout_states(random.Random(seed), deals=2):

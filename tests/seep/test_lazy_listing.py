@@ -28,6 +28,7 @@ from cardgames.engine.seep.groups import EAGER_GROUPS, Floor
 from cardgames.engine.seep.heuristic import SCORED_AT_MOST, heuristic_policy
 from cardgames.engine.seep.legal import LAST_LISTING
 from cardgames.engine.seep.state import State
+from tests.profiles import examples
 from tests.seep.helpers import table
 from tests.seep.test_legal import OPTION_VALUES, options_strategy
 from tests.soundness import unseen
@@ -204,7 +205,8 @@ def _crowded(draw: st.DrawFn) -> tuple[State, int]:
     return table({1: hand}, loose, **options), 1
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=examples(60), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(position=_crowded())
 def test_lazy_listings_on_random_crowded_floors(position: tuple[State, int]) -> None:
     state, seat = position

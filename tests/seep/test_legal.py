@@ -25,6 +25,7 @@ from cardgames.engine.core.protocol import Rejection
 from cardgames.engine.seep.cards import VALUE
 from cardgames.engine.seep.legal import LAST_LISTING
 from cardgames.engine.seep.state import State
+from tests.profiles import examples
 from tests.seep.helpers import canonical, playout_states, table
 from tests.soundness import assert_listed_accepted, unseen
 
@@ -117,7 +118,7 @@ def _assert_exact(state: State) -> int:
     return seat
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32), options=options_strategy, steps=st.integers(0, 100))
 def test_legal_commands_are_exactly_the_accepted_ones(seed: int, options: dict[str, Any], steps: int) -> None:
     state = _position(seed, options, steps)
@@ -156,7 +157,7 @@ def _commands(draw: st.DrawFn, state: State, seat: int) -> Any:
     return seep.Build(card=card, value=draw(st.integers(8, 14)), groups=tuple(tuple(group) for group in groups))
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32), options=options_strategy, steps=st.integers(0, 96), data=st.data())
 def test_random_commands_are_accepted_only_when_listed(
     seed: int, options: dict[str, Any], steps: int, data: st.DataObject
@@ -173,7 +174,7 @@ def test_random_commands_are_accepted_only_when_listed(
         assert accepted == (canonical(command) in listed), command
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32), options=options_strategy, steps=st.integers(0, 96))
 def test_listed_commands_take_effect_as_when_checked(seed: int, options: dict[str, Any], steps: int) -> None:
     """decide applies a command legal_commands just listed for the state object without
@@ -265,7 +266,8 @@ def _built_positions(draw: st.DrawFn) -> State:
         raise
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(max_examples=examples(200), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(state=_built_positions())
 def test_legal_commands_on_built_positions(state: State) -> None:
     _assert_exact(state)

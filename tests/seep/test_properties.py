@@ -13,7 +13,10 @@ from cardgames.engine import seep
 from cardgames.engine.core.protocol import Rejection, Setup
 from cardgames.engine.seep.cards import BASE_POINTS
 from cardgames.engine.seep.events import Captured, DealScored, LeftoverAwarded, SweepScored
+from tests.drawn import DrawnGame, play_drawn
+from tests.profiles import examples
 from tests.seep.helpers import GAME, SEED, floor_problems, new_match
+from tests.soundness import new_state
 
 SCORING_OPTIONS: dict[str, Any] = {
     "capture_extent": st.sampled_from(["maximal", "free"]),
@@ -34,7 +37,42 @@ SCORING_OPTIONS: dict[str, Any] = {
 }
 
 
-@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+class DealAccount:
+    """Checks a deal's events as they come: the floor after each (F1-F5), no house after the last
+    play, and the deal's scores adding up to its card points, sweeps and bonuses (A10, A11)."""
+
+    def __init__(self) -> None:
+        self.sweeps = [0, 0]
+        self.captured = False
+
+    def check(self, before: Any, event: Any, after: Any) -> bool:
+        """Whether ``event`` (``before`` -> ``after``) ended the deal (DealScored)."""
+        problems = floor_problems(after)
+        assert not problems, (event, problems)
+        config = after.config
+        if isinstance(event, Captured):
+            self.captured = True
+        if isinstance(event, SweepScored):
+            self.sweeps[event.team] += event.points
+        if isinstance(event, LeftoverAwarded):
+            # A8.6, A10: after play #48 every hand is empty and no house is left
+            assert after.plays == 48 and not any(after.hands) and not after.houses
+        if not isinstance(event, DealScored):
+            return False
+        assert list(event.sweeps) == self.sweeps
+        total = sum(BASE_POINTS.values()) + config.ten_of_diamonds_points
+        if self.captured:
+            assert sum(event.card_points) == total  # 100 with the default 10D (A2, A11.1)
+            assert len(after.piles[0]) + len(after.piles[1]) == 52
+        for team in (0, 1):
+            assert event.scores[team] == event.card_points[team] + event.sweeps[team] + event.bonus[team]
+        if not config.majority_cards_bonus:
+            assert sum(event.scores) == sum(event.card_points) + sum(self.sweeps)
+        self.sweeps, self.captured = [0, 0], False
+        return True
+
+
+@settings(max_examples=examples(1000), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(0, 2**64),
     dealer=st.integers(0, 3),
@@ -43,10 +81,8 @@ SCORING_OPTIONS: dict[str, Any] = {
 def test_a_random_deal_keeps_every_invariant(seed: int, dealer: int, options: dict[str, Any]) -> None:
     rng = random.Random(seed)
     state = new_match(options, seed=f"{seed:064x}", dealer=dealer)
-    config = state.config
     assert not floor_problems(state)
-    sweeps = [0, 0]
-    captured = False
+    account = DealAccount()
     while True:
         seat = seep.to_act(state)[0]
         listed = seep.legal_commands(state, seat)
@@ -55,31 +91,34 @@ def test_a_random_deal_keeps_every_invariant(seed: int, dealer: int, options: di
         assert not isinstance(outcome, Rejection), outcome
         plays = state.plays
         for event in outcome:
-            state = seep.evolve(state, event)
-            problems = floor_problems(state)
-            assert not problems, (event, problems)
-            if isinstance(event, Captured):
-                captured = True
-            if isinstance(event, SweepScored):
-                sweeps[event.team] += event.points
-            if isinstance(event, LeftoverAwarded):
-                # A8.6, A10: after play #48 every hand is empty and no house is left
-                assert state.plays == 48 and not any(state.hands) and not state.houses
-            if isinstance(event, DealScored):
-                assert list(event.sweeps) == sweeps
-                total = sum(BASE_POINTS.values()) + config.ten_of_diamonds_points
-                if captured:
-                    assert sum(event.card_points) == total  # 100 with the default 10D (A2, A11.1)
-                    assert len(state.piles[0]) + len(state.piles[1]) == 52
-                for team in (0, 1):
-                    assert event.scores[team] == event.card_points[team] + event.sweeps[team] + event.bonus[team]
-                if not config.majority_cards_bonus:
-                    assert sum(event.scores) == sum(event.card_points) + sum(sweeps)
+            before, state = state, seep.evolve(state, event)
+            if account.check(before, event, state):
                 return
         assert state.plays == plays + 1 or (plays == 0 and state.phase == "play")
 
 
-@settings(max_examples=60, deadline=None)
+#: A deal is a bid and 48 plays: a drawn game goes a little past the first deal's scoring.
+DRAWN_COMMANDS = 56
+
+
+def drawn_deals(data: st.DataObject, rules: Any = GAME, record: DrawnGame | None = None) -> None:
+    """A match under drawn options and seed, every command drawn (tests/drawn.py): at every position
+    every listed command is accepted on a copy and no view shows a hidden card; after every event
+    the floor invariants hold, the cards are conserved and each deal's scores add up."""
+    options = data.draw(st.fixed_dictionaries({}, optional=SCORING_OPTIONS), label="options")
+    seed = data.draw(st.integers(0, 2**64 - 1), label="seed")
+    state = new_state(rules, options, 4, seed)
+    assert not floor_problems(state)
+    play_drawn(data, "seep", rules, state, 4, DRAWN_COMMANDS, DealAccount().check, record)
+
+
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_drawn_deals_keep_every_invariant(data: st.DataObject) -> None:
+    drawn_deals(data)
+
+
+@settings(max_examples=examples(60), deadline=None)
 @given(seed=st.integers(0, 2**32), steps=st.integers(0, 60))
 def test_snapshots_round_trip(seed: int, steps: int) -> None:
     """snapshot(from_snapshot(snapshot(s))) == snapshot(s), and play goes on the same (FORMAT.md)."""

@@ -21,6 +21,7 @@ from cardgames.engine import seep
 from cardgames.engine.core.cards import STANDARD_PACK
 from cardgames.engine.seep.cards import VALUE
 from cardgames.engine.seep.groups import reachable_sums
+from tests.profiles import examples
 from tests.seep.helpers import playout_states, table
 
 
@@ -47,7 +48,7 @@ def arrival_order_exists(values: list[int]) -> bool:
     return completes(tuple(0 for _ in kinds))
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32))
 def test_every_floor_of_default_play_has_an_arrival_order(seed: int) -> None:
     for state, _events in playout_states(random.Random(seed), deals=2):

@@ -15,6 +15,7 @@ from cardgames.engine.core.events import MatchSeeded, Shuffled
 from cardgames.engine.core.protocol import HIDDEN, PUBLIC, Rejection, Setup
 from cardgames.engine.seep.events import CardsDealt, FloorDealt, Redealt
 from cardgames.engine.seep.state import State
+from tests.profiles import examples
 from tests.seep.helpers import SEED, act, config, deck, new_match, playout_states, table
 
 CARD = re.compile(r"\b(?:10|[2-9AJQK])[SHDC]\b")
@@ -35,7 +36,7 @@ def _secret_from(state: State, viewer: int | None) -> set[str]:
     return secret
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(seed=st.integers(0, 2**32))
 def test_no_view_or_redacted_event_leaks_a_card(seed: int) -> None:
     """After every event, no viewer sees a card it may not see now, in its view or in the event

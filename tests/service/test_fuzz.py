@@ -1,9 +1,11 @@
-"""Property-based fuzzing of every GameService RPC against an in-process server (port 0).
+"""Property-based fuzzing of every GameService RPC against an in-process server (port 0), for
+every built-in game.
 
 Random messages of each method's request type (built from the proto descriptors, so a new
 RPC is fuzzed without a change here), random bytes that are not a message at all, random
-commands for random seats, random and borrowed tokens, random game ids. Whatever comes
-in: never a crash, never INTERNAL or UNKNOWN (an unhandled exception), always a rich status
+commands for random seats of a game of each kind at a point of play Hypothesis draws move by
+move (so that a failure shrinks to a short game), random and borrowed tokens, random game ids.
+Whatever comes in: never a crash, never INTERNAL or UNKNOWN (an unhandled exception), always a rich status
 on an error, and a refused call never changes any game's log.
 """
 
@@ -11,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import random
 import threading
 import uuid
 from collections.abc import Iterator
@@ -27,22 +28,26 @@ from grpc_status import rpc_status
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from cardgames.engine.core.registry import GAME_MODULES
 from cardgames.service.grpc_api import SERVICE_NAME, TOKEN_METADATA
 from cardgames.service.server import Running, start
 from cardgames.service.store import EventStore
 from cardgames.v1 import game_service_pb2, game_service_pb2_grpc
-from tests.service.helpers import GAME, needs_game
+from tests.profiles import examples
 
-pytestmark = needs_game
 pb = game_service_pb2
+#: Every built-in game: each is fuzzed over real gRPC.
+GAMES = sorted(GAME_MODULES)
 SERVICE = pb.DESCRIPTOR.services_by_name["GameService"]
 METHODS = {method.name: method for method in SERVICE.methods}
 #: Codes that mean the server did not handle something (an exception escaped) or broke.
 FORBIDDEN = {grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN, grpc.StatusCode.DATA_LOSS,
              grpc.StatusCode.UNIMPLEMENTED, grpc.StatusCode.DEADLINE_EXCEEDED}
-#: Examples per property (CARDGAMES_FUZZ_EXAMPLES for a longer run).
-EXAMPLES = int(os.environ.get("CARDGAMES_FUZZ_EXAMPLES") or 150)
+#: Examples per property (CARDGAMES_FUZZ_EXAMPLES for another count; else as the Hypothesis profile
+#: scales it, tests/profiles.py); a property run for each game runs two thirds of them per game.
+EXAMPLES = int(os.environ.get("CARDGAMES_FUZZ_EXAMPLES") or examples(150))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+FUZZ_EACH_GAME = settings(FUZZ, max_examples=max(1, EXAMPLES * 2 // 3))
 
 
 class Server:
@@ -56,9 +61,10 @@ class Server:
         self.channel = grpc.insecure_channel(f"127.0.0.1:{self.running.port}")
         self.stub = game_service_pb2_grpc.GameServiceStub(self.channel)
         self.games: list[tuple[str, list[str]]] = []
-        for _ in range(2):
-            created = self.stub.CreateGame(pb.CreateGameRequest(game=GAME))
-            self.games.append((created.game_id, list(created.seat_tokens)))
+        for game in GAMES:
+            for _ in range(2):
+                created = self.stub.CreateGame(pb.CreateGameRequest(game=game))
+                self.games.append((created.game_id, list(created.seat_tokens)))
 
     def call(self, coroutine: Any) -> Any:
         future: Future[Any] = asyncio.run_coroutine_threadsafe(coroutine, self.loop)
@@ -98,8 +104,9 @@ _INTS = {
     FieldDescriptor.TYPE_UINT64: (0, 2**64 - 1), FieldDescriptor.TYPE_FIXED64: (0, 2**64 - 1),
 }
 #: Strings that mean something somewhere (card codes, option values, ids), mixed with random text.
-_WORDS = st.sampled_from(["", "AS", "10D", "JK", "2C", "KH", "play", "pass", "stand", "beg", GAME, "seep",
-                          "contract_rummy", "00000000-0000-0000-0000-000000000000", "-1", "\u0000", "é"])
+_WORDS = st.sampled_from(["", "AS", "10D", "JK", "2C", "KH", "play", "pass", "stand", "beg", "throw", "bid",
+                          "draw_stock", "discard", *GAMES, "00000000-0000-0000-0000-000000000000", "-1",
+                          "\u0000", "é"])
 
 
 def _scalar(field: FieldDescriptor) -> st.SearchStrategy[Any]:
@@ -206,34 +213,36 @@ def test_random_requests_to_every_rpc(server: Server, data: st.DataObject) -> No
     if "game_id" in descriptor.fields_by_name and data.draw(st.booleans()):
         request.game_id = data.draw(game_ids(server))
     if method == "CreateGame" and data.draw(st.booleans()):
-        request.game = GAME
+        request.game = data.draw(st.sampled_from(GAMES))
     token = data.draw(tokens_strategy(server))
     check_call(server, invoke(server, method, request, token))
 
 
-def advance(server: Server, game_id: str, tokens: list[str], moves: int, rng: random.Random) -> None:
-    """Play ``moves`` random legal commands (fewer if the match ends)."""
+def advance(server: Server, game_id: str, tokens: list[str], moves: int, data: st.DataObject) -> None:
+    """Play ``moves`` legal commands, each drawn from the first page of the mover's listing (fewer if
+    the match ends); every one must be accepted."""
     for _ in range(moves):
         view = server.stub.GetView(pb.GetViewRequest(game_id=game_id)).view
         if view.over:
             return
-        seat = rng.choice(list(view.to_act))
+        seat = data.draw(st.sampled_from(list(view.to_act)), label="mover")
         metadata = ((TOKEN_METADATA, tokens[seat]),)
-        legal = server.stub.ListLegalCommands(pb.ListLegalCommandsRequest(game_id=game_id), metadata=metadata)
-        server.stub.SubmitCommand(pb.SubmitCommandRequest(game_id=game_id, command=rng.choice(list(legal.commands))),
-                                  metadata=metadata)
+        legal = list(server.stub.ListLegalCommands(pb.ListLegalCommandsRequest(game_id=game_id),
+                                                   metadata=metadata).commands)
+        command = data.draw(st.integers(0, len(legal) - 1).map(legal.__getitem__), label=f"seat {seat}")
+        server.stub.SubmitCommand(pb.SubmitCommandRequest(game_id=game_id, command=command), metadata=metadata)
 
 
-@FUZZ
-@given(data=st.data(), seed=st.binary(min_size=32, max_size=32), moves=st.integers(0, 40),
-       play_seed=st.integers(0, 2**32))
+@pytest.mark.parametrize("game", GAMES)
+@FUZZ_EACH_GAME
+@given(data=st.data(), seed=st.binary(min_size=32, max_size=32), moves=st.integers(0, 40))
 def test_random_commands_for_random_seats(
-    server: Server, data: st.DataObject, seed: bytes, moves: int, play_seed: int
+    server: Server, game: str, data: st.DataObject, seed: bytes, moves: int
 ) -> None:
-    """A match at a random point (seed and moves drawn), then one random command for a random seat."""
-    created = server.stub.CreateGame(pb.CreateGameRequest(game=GAME, seed=seed.hex()))
+    """A match at a drawn point (seed and moves drawn), then one random command for a random seat."""
+    created = server.stub.CreateGame(pb.CreateGameRequest(game=game, seed=seed.hex()))
     game_id, tokens = created.game_id, list(created.seat_tokens)
-    advance(server, game_id, tokens, moves, random.Random(play_seed))
+    advance(server, game_id, tokens, moves, data)
     view = server.stub.GetView(pb.GetViewRequest(game_id=game_id)).view
     seat = data.draw(st.integers(0, len(tokens) - 1))
     asker = data.draw(st.integers(0, len(tokens) - 1))  # legal commands of some seat, sent for another
