@@ -370,20 +370,43 @@ def _walk(
 ) -> list[Candidate] | None:
     """Fill the plan's slots in order, each from its pool; melds of one pool in pool order (no
     permutations), nodes cut by the feasibility bound of what is left to find."""
-    remaining = _remaining(shape, tuple(kind for kind, _ in plan))
-    chosen: list[Candidate] = []
-    budget = [jokers]
+    walker = _Walker(plan, counts, jokers, shape, leftover_ok, refused)
+    return list(walker.chosen) if walker.walk(0, 0) else None
 
-    def walk(slot: int, start: int) -> bool:
+
+class _Walker:
+    """:func:`_walk`'s search state (an object, not a closure: a recursive nested function refers
+    to itself through its closure, a reference cycle only the garbage collector frees)."""
+
+    def __init__(
+        self,
+        plan: Sequence[tuple[str, Sequence[Candidate]]],
+        counts: Counts,
+        jokers: int,
+        shape: Shape,
+        leftover_ok: LeftoverRule,
+        refused: list[bool],
+    ) -> None:
+        self.plan = plan
+        self.counts = counts
+        self.shape = shape
+        self.leftover_ok = leftover_ok
+        self.refused = refused
+        self.remaining = _remaining(shape, tuple(kind for kind, _ in plan))
+        self.chosen: list[Candidate] = []
+        self.budget = jokers
+
+    def walk(self, slot: int, start: int) -> bool:
+        plan, counts, chosen, shape = self.plan, self.counts, self.chosen, self.shape
         if slot == len(plan):
-            if leftover_ok(counts, budget[0]):
+            if self.leftover_ok(counts, self.budget):
                 return True
-            refused[0] = True
+            self.refused[0] = True
             return False
         # Cut a middle node whose remaining melds cannot exist; the last meld is found faster by
         # trying its pool than by bounding it (a cut never changes which layout comes first).
         if 0 < slot < len(plan) - 1 and not feasible(
-            counts, budget[0], remaining[slot], _used_suits(chosen, shape.suit_rule)
+            counts, self.budget, self.remaining[slot], _used_suits(chosen, shape.suit_rule)
         ):
             return False
         pool = plan[slot][1]
@@ -391,21 +414,18 @@ def _walk(
             start = 0
         for index in range(start, len(pool)):
             candidate = pool[index]
-            if candidate.jokers > budget[0]:
+            if candidate.jokers > self.budget:
                 continue
             if not _compatible(candidate, chosen, shape) or not _take(counts, candidate.naturals):
                 continue
-            budget[0] -= candidate.jokers
+            self.budget -= candidate.jokers
             chosen.append(candidate)
-            if walk(slot + 1, index):
+            if self.walk(slot + 1, index):
                 return True
             chosen.pop()
-            budget[0] += candidate.jokers
+            self.budget += candidate.jokers
             _give(counts, candidate.naturals)
         return False
-
-    return list(chosen) if walk(0, 0) else None
-
 
 
 @lru_cache(maxsize=256)

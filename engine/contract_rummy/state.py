@@ -1,4 +1,9 @@
-"""The state of a Contract Rummy match (one frozen struct) and what can be read off it directly."""
+"""The state of a Contract Rummy match (one frozen struct) and what can be read off it directly.
+
+``gc=False`` (states and turns): frozen, holding only strings, ints, tuples and structs built
+before them, they cannot be part of a reference cycle, and the garbage collector need not
+track them (one new state per event).
+"""
 
 from __future__ import annotations
 
@@ -26,7 +31,7 @@ DISCARD: Final = "discard"
 DIG: Final = "dig"
 
 
-class Turn(msgspec.Struct, frozen=True):
+class Turn(msgspec.Struct, frozen=True, gc=False):
     """What the seat to act did this turn (A.13 invariants): how it drew, what it took,
     whether it went down this turn, and the code R1 bars from the discard (``None`` when none)."""
 
@@ -36,7 +41,7 @@ class Turn(msgspec.Struct, frozen=True):
     barred: str | None = None
 
 
-class State(msgspec.Struct, frozen=True):
+class State(msgspec.Struct, frozen=True, gc=False):
     """Everything about a match now.
 
     ``stock`` and ``discard`` are top first. ``known`` holds, per seat, the cards publicly
