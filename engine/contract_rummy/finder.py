@@ -94,11 +94,11 @@ def _held(counts: Counts) -> tuple[list[int], list[int]]:
     return suits_of, masks
 
 
-@lru_cache(maxsize=4096)
 def _set_pool(suits_of: tuple[int, ...], jokers: int, rule: str, substitute: bool) -> tuple[Candidate, ...]:
     """The 3-card sets of a hand holding, of each rank, the suits of ``suits_of`` (bits), ranks in
     order. Without ``substitute`` a joker only claims a suit of which the hand holds no card of that
-    rank (a joker standing for a card the hand holds can trade places with it)."""
+    rank (a joker standing for a card the hand holds can trade places with it). Not cached itself
+    (a whole hand's suits rarely come back; one rank's do: :func:`_rank_sets` is)."""
     out: list[Candidate] = []
     for rank, held in zip(RANKS, suits_of, strict=True):
         if held:
@@ -135,10 +135,10 @@ def _two_aces(counts: Counts) -> tuple[bool, ...]:
 _ACES: Final = tuple("A" + suit for suit in SUITS)
 
 
-@lru_cache(maxsize=4096)
 def _run_pool(masks: tuple[int, ...], two_aces: tuple[bool, ...], jokers: int, min_run: int, rule: str,
               substitute: bool, all_lengths: bool) -> tuple[Candidate, ...]:
-    """The runs of a hand holding the positions of ``masks`` (bits) in each suit, suits in order."""
+    """The runs of a hand holding the positions of ``masks`` (bits) in each suit, suits in order
+    (not cached itself, like :func:`_set_pool`; :func:`_suit_runs` is)."""
     out: list[Candidate] = []
     for suit, mask, both in zip(SUITS, masks, two_aces, strict=True):
         if mask:
@@ -465,18 +465,24 @@ def tally(cards: Iterable[str], base: Tally | None = None) -> Tally:
         suits_of, copies_of, masks, naturals, jokers = [0] * len(RANKS), [0] * len(RANKS), [0] * len(SUITS), 0, 0
     else:
         suits_of, copies_of, masks, naturals, jokers = base[0][:], base[1][:], base[2][:], base[3], base[4]
-    facts = _FACTS
+    packed = _PACKED
     for card in cards:
-        fact = facts.get(card)
-        if fact is None:
+        fact = packed.get(card, -1)
+        if fact < 0:
             jokers += 1
             continue
-        rank, suit, bits = fact
+        rank = fact & 15
+        suit = fact >> 4 & 3
         suits_of[rank] |= 1 << suit
         copies_of[rank] += 1
-        masks[suit] |= bits
+        masks[suit] |= fact >> 6
         naturals += 1
     return suits_of, copies_of, masks, naturals, jokers
+
+
+#: :data:`_FACTS` packed in one int per code (rank index in bits 0-3, suit index in bits 4-5, the
+#: run positions from bit 6): :func:`tally` reads one int per card, not a tuple to unpack.
+_PACKED: Final[dict[str, int]] = {code: rank | suit << 4 | bits << 6 for code, (rank, suit, bits) in _FACTS.items()}
 
 
 def feasible(counts: Counts, jokers: int, shape: Shape, taken_suits: str = "") -> bool:
