@@ -807,3 +807,10 @@ def _spread_jokers(
             tuple(face_at(suit, p) if p in naturals else JOKER_PREFIX + face_at(suit, p) for p in range(low, high + 1))
         )
     return layout
+
+
+def clear_caches() -> None:
+    """Empty every cache of the finder (its candidate pools of ranks, suits and run windows, the
+    plans' remaining shapes, the windows' joker costs): what a first search of a hand pays."""
+    for cached in (_rank_sets, _suit_runs, _window_runs, _remaining, _window_costs):
+        cached.cache_clear()

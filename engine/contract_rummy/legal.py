@@ -41,6 +41,7 @@ from cardgames.engine.contract_rummy.finder import (
     tally,
     three_runs_cover,
 )
+from cardgames.engine.contract_rummy.finder import clear_caches as finder_clear_caches
 from cardgames.engine.contract_rummy.melds import (
     JOKER_PREFIX,
     POSITION,
@@ -807,6 +808,15 @@ _DISCARDS: dict[str, Discard] = {card: Discard(card=card) for card in (*STANDARD
 #: The last listing, whose commands ``decide`` applies without the checks the listing made
 #: (cardgames.engine.core.listing), as the Seep engine does.
 LAST_LISTING: Final = LastListing()
+
+
+def clear_caches() -> None:
+    """Empty every cache and memo the listing reads (the finder's, the contracts' shapes, the dig
+    rules, the last listing ``decide`` trusts): the cold cost of a position (bench/worst.py)."""
+    finder_clear_caches()
+    _shape.cache_clear()
+    _dig_rule.cache_clear()
+    LAST_LISTING.remember(None, -1, [])
 
 
 def legal_commands(state: State, seat: int) -> list[Any]:

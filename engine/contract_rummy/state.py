@@ -7,7 +7,6 @@ track them (one new state per event).
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Final
 
@@ -139,10 +138,12 @@ def trim_known(known: tuple[str, ...], hand: tuple[str, ...], left: Iterable[str
     them, nothing changes."""
     if not known or (left and known_untouched(known, left)):
         return known
-    have = Counter(hand)
+    have: dict[str, int] = {}  # (a plain count: Counter's constructor is Python code, run per discard)
+    for card in hand:
+        have[card] = have.get(card, 0) + 1
     kept = []
     for card in known:
-        if have[card] > 0:
+        if have.get(card, 0) > 0:
             have[card] -= 1
             kept.append(card)
     return tuple(kept)
