@@ -56,7 +56,7 @@ class ShortcutProbe(Probe):
             raise Unavailable(f"{self.game_name}'s decide has no shortcut for listed commands")
         self.player = Player(SPECS[self.game_name], ctx.settings.seed)
         self.wrapped = _Forgetting(self.player.game, last)
-        self.player.game = self.wrapped  # type: ignore[assignment]
+        self.player.game = self.wrapped
         self.player.play()  # warm up, and check the wrapper plays
         self.wrapped.forget = True
         self.player.play()

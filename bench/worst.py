@@ -48,11 +48,12 @@ from __future__ import annotations
 
 import random
 import statistics
+import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from bench.harness import Context, Probe, Unavailable, cpu_clock
 from bench.playout import SPECS, Player, load_game
@@ -257,9 +258,22 @@ class Built:
 
 
 def cache_clearer(game: Any) -> Callable[[], None]:
-    """The game's ``clear_caches`` (every cache and memo its listing reads), or nothing to clear."""
+    """The game's ``clear_caches`` (every cache and memo its listing reads); for a game without one,
+    a function that clears every functools cache (``cache_clear``) of the game package's modules."""
     clear = getattr(game, "clear_caches", None)
-    return clear if callable(clear) else (lambda: None)
+    if callable(clear):
+        return cast(Callable[[], None], clear)
+    package = getattr(game, "__name__", "")
+    caches = [
+        value for name, module in list(sys.modules.items()) if name == package or name.startswith(f"{package}.")
+        for value in vars(module).values() if callable(getattr(value, "cache_clear", None))
+    ]
+
+    def clear_every_cache() -> None:
+        for cached in caches:
+            cached.cache_clear()
+
+    return clear_every_cache
 
 
 class WorstLegalProbe(Probe):

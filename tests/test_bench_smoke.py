@@ -213,3 +213,26 @@ def test_the_shortcut_rows_compare_playouts_with_and_without_it() -> None:
         assert result.ok and result.medians["on_actions_per_s"] > 0 and result.medians["off_actions_per_s"] > 0
         row = next(row for row in rows if row.name.startswith(f"{game} actions, decide's shortcut"))
         assert row.target == ">= 1.05x" and row.verdict.startswith(("met", "MISSED"))
+
+
+def test_a_game_without_clear_caches_has_its_functools_caches_cleared(monkeypatch: pytest.MonkeyPatch) -> None:
+    import functools
+    import sys
+    import types
+
+    from bench.worst import cache_clearer
+
+    package, module = types.ModuleType("plugin_game"), types.ModuleType("plugin_game.legal")
+
+    @functools.cache
+    def square(value: int) -> int:
+        return value * value
+
+    module.square = square  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "plugin_game", package)
+    monkeypatch.setitem(sys.modules, "plugin_game.legal", module)
+    square(3)
+    clear = cache_clearer(package)
+    assert square.cache_info().currsize == 1
+    clear()
+    assert square.cache_info().currsize == 0

@@ -34,7 +34,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cache, lru_cache
 from itertools import combinations
-from typing import Final, NamedTuple
+from typing import Final, NamedTuple, final
 
 from cardgames.engine.contract_rummy.melds import JOKER_PREFIX, POSITION, RUN, SET, enough_naturals, face_at, runs_apart
 from cardgames.engine.core.cards import JOKER, RANKS, SUITS
@@ -56,17 +56,26 @@ class Shape(NamedTuple):
     naturals: str = "one"
 
 
-class Candidate(NamedTuple):
-    """One meld the hand can make: its cards (table forms), the naturals and jokers it uses."""
+@final
+class Candidate:
+    """One meld the hand can make: its cards (table forms), the naturals and jokers it uses.
 
-    kind: str
-    cards: tuple[str, ...]
-    naturals: tuple[str, ...]
-    jokers: int
-    suit: str
-    rank: str
-    low: int
-    high: int
+    A plain class (compiled: native attributes), not a NamedTuple, whose constructor is Python
+    code: a search of a new hand makes hundreds. Never changed once made (the pools that hold
+    candidates are cached and shared)."""
+
+    def __init__(
+        self, kind: str, cards: tuple[str, ...], naturals: tuple[str, ...], jokers: int, suit: str, rank: str,
+        low: int, high: int,
+    ) -> None:
+        self.kind = kind
+        self.cards = cards
+        self.naturals = naturals
+        self.jokers = jokers
+        self.suit = suit
+        self.rank = rank
+        self.low = low
+        self.high = high
 
 
 #: Run positions 1 and 14 (an ace stands at either).
