@@ -42,6 +42,7 @@ from cardgames.engine.contract_rummy.finder import (
     three_runs_cover,
 )
 from cardgames.engine.contract_rummy.finder import clear_caches as finder_clear_caches
+from cardgames.engine.contract_rummy.hands import can_discard_any, discardable, jokers_only_discard
 from cardgames.engine.contract_rummy.melds import (
     JOKER_PREFIX,
     POSITION,
@@ -66,9 +67,6 @@ from cardgames.engine.contract_rummy.state import (
     State,
     all_at_once,
     barred,
-    can_discard_any,
-    discardable,
-    jokers_only_discard,
 )
 from cardgames.engine.core.cards import JOKER, RANKS, STANDARD_CARDS, SUITS
 from cardgames.engine.core.listing import LastListing
