@@ -39,6 +39,7 @@ COMPILED = [
     "engine/contract_rummy/legal.py",
     "engine/contract_rummy/melds.py",
     "engine/contract_rummy/rules.py",
+    "engine/contract_rummy/hands.py",
     "engine/seep/cards.py",
     "engine/seep/deal.py",
     "engine/seep/evolve.py",

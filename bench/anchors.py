@@ -2,8 +2,15 @@
 
 * RLCard (1.2.0) engine-only steps per second for ``bridge`` and ``gin-rummy``:
   the game object of ``rlcard.make(...)``, its judge's legal actions enumerated at
-  every step and one chosen at random, whole games; no agents, no observation
-  encoding (the env's ``_extract_state``), so it is the rules engine alone.
+  every step and one chosen at random, ``game.step(action)``, whole games from
+  ``init_game()``; no agents and no observation: neither the env's encoding
+  (``_extract_state``) nor the game's own ``get_state``, which ``Game.step`` and
+  ``init_game`` call at every step to build the next player's observation (gin
+  rummy's lists the hand, the discards and the unknown cards as indices). The
+  game object's ``get_state`` is replaced, on that instance only, by a function
+  that builds nothing (:func:`no_observation`): nothing of the rules reads it (the
+  judge and the round never call it), so what is timed is the round's moves, the
+  judge's legal actions and ``step``'s dispatch: the rules engine alone.
 * The eventsourcing (9.5.6) library: a plain ``Aggregate`` subclass with one event
   type, rebuilt by ``Application.repository.get`` from a log as long as our
   long-log replay (in-memory POPO store), events per second.
@@ -26,8 +33,13 @@ from bench.longlog import FALLBACK_LENGTH, long_log
 # --------------------------------------------------------------------------- RLCard
 
 
+def no_observation(player_id: int) -> dict[str, Any]:
+    """Stands in for an RLCard game's ``get_state``: no observation is built."""
+    return {}
+
+
 class RLCardProbe(Probe):
-    """Random legal actions through an RLCard game object, whole games."""
+    """Random legal actions through an RLCard game object, whole games, no observation."""
 
     def __init__(self, env_name: str) -> None:
         self.env_name = env_name
@@ -43,6 +55,7 @@ class RLCardProbe(Probe):
             raise Unavailable(f"rlcard is not installed (pip install -e '.[bench]'): {error}") from error
         env = rlcard.make(self.env_name, config={"seed": ctx.settings.seed})
         self._game = env.game
+        self._game.get_state = no_observation  # the rules engine alone: no observation per step
         judge = getattr(self._game, "judger", None) or self._game.judge
         self._legal = judge.get_legal_actions
         self._rng = random.Random(ctx.settings.seed)

@@ -26,10 +26,11 @@ from bench.harness import Probe, Result, Settings, load_average, machine_facts, 
 from bench.playout import MATCH_UNITS, SPECS
 from bench.report import Row, RowBuilder, Target, anchor_row, as_dict, compared_row, markdown, render
 from bench.rpc import SubmitFloorProbe, SubmitOverHttpProbe, SubmitProbe
+from bench.shortcut import ShortcutProbe
 from bench.store_replay import StoreReplayProbe
 from bench.timeouts import LatenessProbe, lateness_rows
 from bench.verify import VerifyProbe
-from bench.worst import ContractFinderProbe, SeepLegalWorstProbe
+from bench.worst import DEFAULT_PAGE_SIZE, ContractFinderProbe, SeepLegalWorstProbe
 
 GAMES = ("all_fours", "seep", "contract_rummy")
 ANCHOR_LABELS = {"rlcard.bridge": "RLCard bridge", "rlcard.gin-rummy": "RLCard gin-rummy"}
@@ -98,20 +99,52 @@ def _playout_rows(game_name: str) -> RowBuilder:
     return rows
 
 
-def _worst_rows(name: str, label: str) -> RowBuilder:
+#: The kinds of worst-case positions (bench/worst.py), in table order.
+KINDS = ("plausible", "constructed", "extreme")
+
+
+def _worst_rows(name: str, label: str, pages: bool = False) -> RowBuilder:
+    """Per kind of position, the worst listing cold (the target: <= 0.5 deal) and warm; with
+    ``pages``, what the service's first page and a bot's every command cost there (cold; the first
+    page's target, <= 1 deal, on the positions the default rules can produce)."""
+
     def rows(results: Mapping[str, Result]) -> list[Row]:
         result = results[name]
+        deal = "playout median deal"
         built = [
-            compared_row(f"{label}: playout median step", result, "median_step_ms", "ms", result, "deal_ms",
-                         "playout median deal", None, _info_note(result, ["p99_step_ms", "max_step_ms"]))
+            compared_row(f"{label}: playout median step", result, "median_step_ms", "ms", result, "deal_ms", deal,
+                         None, _info_note(result, ["p99_step_ms", "max_step_ms"]))
         ]
-        kinds = [key[len("worst_"):-len("_ms")] for key in result.medians if key.startswith("worst_")]
-        for kind in sorted(kinds, key=lambda kind: kind != "plausible") or ["plausible"]:
+        kinds = sorted({key.split("_")[1] for key in result.medians if key.startswith("cold_")}, key=KINDS.index)
+        for kind in kinds or ["plausible"]:
+            for figure, target in (("cold", Target(0.5, at_least=False)), ("warm", None)):
+                built.append(compared_row(
+                    f"{label}: worst {kind}, {figure}", result, f"{figure}_{kind}_ms", "ms", result, "deal_ms", deal,
+                    target, _info_note(result, [f"worst_{figure}_{kind}"]),
+                ))
+        if not pages:
+            return built
+        for kind in kinds or ["plausible"]:
             built.append(compared_row(
-                f"{label}: worst {kind}", result, f"worst_{kind}_ms", "ms", result, "deal_ms", "playout median deal",
-                Target(0.5, at_least=False), _info_note(result, [f"worst_{kind}"]),
+                f"{label}: first page of {DEFAULT_PAGE_SIZE:,}, worst {kind}", result, f"page_{kind}_ms", "ms", result,
+                "deal_ms", deal, Target(1.0, at_least=False) if kind == "plausible" else None,
+                _info_note(result, [f"worst_page_{kind}"]),
             ))
+            if f"made_{kind}_ms" in result.medians:
+                built.append(compared_row(
+                    f"{label}: every command made, worst {kind}", result, f"made_{kind}_ms", "ms", result, "deal_ms",
+                    deal, None, _info_note(result, [f"worst_made_{kind}"]),
+                ))
         return built
+
+    return rows
+
+
+def _shortcut_rows(game_name: str) -> RowBuilder:
+    def rows(results: Mapping[str, Result]) -> list[Row]:
+        result = results[f"{game_name}.shortcut"]
+        return [compared_row(f"{game_name} actions, decide's shortcut for listed commands", result,
+                             "on_actions_per_s", "actions/s", result, "off_actions_per_s", "without it", Target(1.05))]
 
     return rows
 
@@ -188,10 +221,16 @@ def catalogue() -> dict[str, Entry]:
         entries[f"{game_name}.playout"] = Entry(
             lambda game_name=game_name: PlayoutProbe(game_name), _playout_rows(game_name)  # type: ignore[misc]
         )
-    entries["seep.legal_worst"] = Entry(SeepLegalWorstProbe, _worst_rows("seep.legal_worst", "seep legal_commands"))
+    entries["seep.legal_worst"] = Entry(
+        SeepLegalWorstProbe, _worst_rows("seep.legal_worst", "seep legal_commands", pages=True)
+    )
     entries["contract_rummy.finder_worst"] = Entry(
         ContractFinderProbe, _worst_rows("contract_rummy.finder_worst", "contract_rummy finder")
     )
+    for game_name in ("seep", "contract_rummy"):
+        entries[f"{game_name}.shortcut"] = Entry(
+            lambda game_name=game_name: ShortcutProbe(game_name), _shortcut_rows(game_name)  # type: ignore[misc]
+        )
     entries["store.replay"] = Entry(
         StoreReplayProbe, _store_rows("store.replay", "store replay (long log)", Target(3.0))
     )

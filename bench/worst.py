@@ -1,17 +1,32 @@
-"""Worst cases of legal-command enumeration, next to the per-step cost in a playout.
+"""Worst cases of legal-command enumeration, next to the cost of a deal in a playout.
 
 Each position is a FORMAT.md state snapshot (``/work/shared/conformance/FORMAT.md``)
 built into a state with the game's own ``from_snapshot``; the figure is the median
-time of what a random playout pays at that position: ``legal_commands`` for the seat to
-act, its length and one command picked at random (a game may answer with a lazy
-``cardgames.engine.core.lazy_listing.Listing`` that makes a command only when it is picked). The
-row shows the worst position; the info also gives the time to make every command
-(``made_ms``: iterating the listing, as a bot that scores every command does) and to make
-the first page of commands the service sends (``page_ms``: ListLegalCommands' default page).
-It is compared with (a) the median per-step ``legal_commands`` time in random
-playouts of the same game (legal_commands timed at every step), and (b) the median
-time of one whole deal of those playouts: a single worst-case call must stay well
-under a deal ("must never dominate a playout"), target <= 0.5 deal.
+CPU time of what a random playout pays at that position: ``legal_commands`` for the seat
+to act, its length and one command picked at random (a game may answer with a lazy
+``cardgames.engine.core.lazy_listing.Listing`` that makes a command only when it is picked).
+It is measured twice:
+
+* **cold**: the game's ``clear_caches()`` (every cache and memo its listing reads: the
+  Contract Rummy finder's lru caches, the contract shapes, the leftover rules, the last
+  listing; Seep's last options and listing) runs, untimed, before every call: what the
+  first visit of a position costs. The cold figure carries the target.
+* **warm**: after one untimed call, the calls repeated on the same position: what a
+  position costs when the caches already hold what it needs (the earlier figure of this
+  row, which hid most of the finder's work).
+
+The row shows, per kind of position, the worst of them. For Seep the rows also give what a
+bot and the service pay there, cold: every command made (``made``: iterating the listing, as
+a bot that scores every command does) and the first page of ListLegalCommands (``page``: the
+count, then the default page of 1,000 commands made one by one, as the service's
+``page_of`` makes them).
+
+They are compared with the same game's random playouts: (a) the median per-step
+``legal_commands`` time (timed at every step, info) and (b) the **median deal**: whole
+random matches, each timed as a whole with no timer inside it, the median over the matches
+of a match's CPU time divided by its deals. A single worst-case call must stay well under
+a deal ("must never dominate a playout"): target <= 0.5 deal, cold; Seep's first page,
+target <= 1 deal on every plausible floor (the floors the default rules can produce).
 
 Seep (rules A6-A8): many loose cards and several houses, so that captures (maximal
 selections of disjoint groups) and builds (every grouping of loose cards into a
@@ -33,11 +48,12 @@ from __future__ import annotations
 
 import random
 import statistics
+import sys
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from bench.harness import Context, Probe, Unavailable, cpu_clock
 from bench.playout import SPECS, Player, load_game
@@ -233,13 +249,35 @@ class Built:
     state: Any
     seat: int
     commands: int
-    times: list[float] = field(default_factory=list)  #: list and pick one at random
-    made: list[float] = field(default_factory=list)  #: list and make every command
-    paged: list[float] = field(default_factory=list)  #: list and make the service's first page
+    #: per sample, the median time to list and pick one command at random: with every cache of the
+    #: game cleared before each call (cold), and as the calls before left them (warm)
+    cold: list[float] = field(default_factory=list)
+    warm: list[float] = field(default_factory=list)
+    made: list[float] = field(default_factory=list)  #: list and make every command (cold)
+    paged: list[float] = field(default_factory=list)  #: count and make the service's first page (cold)
+
+
+def cache_clearer(game: Any) -> Callable[[], None]:
+    """The game's ``clear_caches`` (every cache and memo its listing reads); for a game without one,
+    a function that clears every functools cache (``cache_clear``) of the game package's modules."""
+    clear = getattr(game, "clear_caches", None)
+    if callable(clear):
+        return cast(Callable[[], None], clear)
+    package = getattr(game, "__name__", "")
+    caches = [
+        value for name, module in list(sys.modules.items()) if name == package or name.startswith(f"{package}.")
+        for value in vars(module).values() if callable(getattr(value, "cache_clear", None))
+    ]
+
+    def clear_every_cache() -> None:
+        for cached in caches:
+            cached.cache_clear()
+
+    return clear_every_cache
 
 
 class WorstLegalProbe(Probe):
-    """The slowest ``legal_commands`` among constructed positions vs a playout's steps and deals."""
+    """The slowest ``legal_commands`` among constructed positions, cold and warm, vs a playout's steps and deals."""
 
     def __init__(self, game_name: str, positions: Sequence[Position]) -> None:
         self.game_name = game_name
@@ -250,6 +288,7 @@ class WorstLegalProbe(Probe):
     def setup(self, ctx: Context) -> None:
         game = load_game(self.game_name)
         self.game = game
+        self.clear = cache_clearer(game)
         for position in self.positions:
             if position.heavy and not ctx.settings.heavy:
                 continue
@@ -268,13 +307,18 @@ class WorstLegalProbe(Probe):
         self.player = Player(SPECS[self.game_name], ctx.settings.seed)
         self.player.play()  # warm up
 
-    def _time_position(self, built: Built, budget: float) -> float:
-        """The median CPU time of listing and picking one command at random, as a playout does."""
-        legal, state, seat, clock = self.game.legal_commands, built.state, built.seat, cpu_clock
-        pick = random.Random(len(built.times)).randrange
+    def _time_position(self, built: Built, budget: float, cold: bool) -> float:
+        """The median CPU time of listing and picking one command at random, as a playout does:
+        ``cold``, every cache cleared (untimed) before each call; else after one untimed call."""
+        legal, state, seat, clock, clear = self.game.legal_commands, built.state, built.seat, cpu_clock, self.clear
+        pick = random.Random(len(built.cold)).randrange
+        if not cold:
+            legal(state, seat)
         times = []
         start = clock()
         while True:
+            if cold:
+                clear()
             before = clock()
             commands = legal(state, seat)
             commands[pick(len(commands))]
@@ -284,60 +328,89 @@ class WorstLegalProbe(Probe):
                 break
         return statistics.median(times)
 
+    def _first_page(self, built: Built) -> float:
+        """What ListLegalCommands' first page costs, cold: the count, then the commands of the
+        default page made one by one, as the service's ``page_of`` makes them (without its clock)."""
+        self.clear()
+        before = cpu_clock()
+        commands = self.game.legal_commands(built.state, built.seat)
+        for index in range(min(len(commands), DEFAULT_PAGE_SIZE)):
+            commands[index]
+        return cpu_clock() - before
+
+    def _every_command(self, built: Built) -> float:
+        """What a bot that scores every command pays, cold: the listing made in full."""
+        self.clear()
+        before = cpu_clock()
+        made = list(self.game.legal_commands(built.state, built.seat))
+        elapsed = cpu_clock() - before
+        del made
+        return elapsed
+
     def sample(self, ctx: Context) -> dict[str, float]:
-        share = ctx.settings.budget / (len(self.built) + 2)
+        share = ctx.settings.budget / (2 * len(self.built) + 3)
         # The playout first, on the heap the runner has just collected: the worst positions'
         # huge command lists would otherwise leave garbage whose collection lands in the deals.
-        figures = self._playout(share)
+        figures = {"deal_ms": self._deals(2 * share) * 1e3, "median_step_ms": self._median_step(share) * 1e3}
         for built in self.built:
-            built.times.append(self._time_position(built, share))
-            before = cpu_clock()
-            self.game.legal_commands(built.state, built.seat)[:DEFAULT_PAGE_SIZE]
-            built.paged.append(cpu_clock() - before)
+            built.cold.append(self._time_position(built, share, cold=True))
+            built.warm.append(self._time_position(built, share, cold=False))
+            built.paged.append(self._first_page(built))
             if built.commands <= MADE_AT_MOST:
-                before = cpu_clock()
-                made = list(self.game.legal_commands(built.state, built.seat))
-                built.made.append(cpu_clock() - before)
-                del made
+                built.made.append(self._every_command(built))
         for built in self.built:
-            key = f"worst_{built.position.kind}_ms"
-            figures[key] = max(figures.get(key, 0.0), built.times[-1] * 1e3)
+            kind = built.position.kind
+            latest = {"cold": built.cold[-1], "warm": built.warm[-1], "page": built.paged[-1]}
+            if built.made:
+                latest["made"] = built.made[-1]
+            for figure, seconds in latest.items():
+                key = f"{figure}_{kind}_ms"
+                figures[key] = max(figures.get(key, 0.0), seconds * 1e3)
         return figures
 
-    def _playout(self, share: float) -> dict[str, float]:
-        """Random playouts for ``2 * share`` seconds: the median step and the CPU time of a deal."""
-        figures: dict[str, float] = {}
-        steps: list[float] = []
-        deals = 0
-        start, start_cpu = time.perf_counter(), cpu_clock()
+    def _deals(self, budget: float) -> float:
+        """The median over whole random matches (``budget`` seconds of them) of a match's CPU time
+        divided by its deals: each match timed as a whole, no timer inside it."""
+        per_deal: list[float] = []
+        start = time.perf_counter()
         while True:
-            match = self.player.play(legal_times=steps)
-            deals += self.player.deals(match)
-            if time.perf_counter() - start >= 2 * share:
+            before = cpu_clock()
+            match = self.player.play()
+            elapsed = cpu_clock() - before
+            per_deal.append(elapsed / self.player.deals(match))
+            if time.perf_counter() - start >= budget:
+                return statistics.median(per_deal)
+
+    def _median_step(self, budget: float) -> float:
+        """The median CPU time of ``legal_commands`` at the steps of random playouts (timed at every step)."""
+        steps: list[float] = []
+        start = time.perf_counter()
+        while True:
+            self.player.play(legal_times=steps)
+            if time.perf_counter() - start >= budget:
                 break
-        elapsed = cpu_clock() - start_cpu
         self._steps.extend(steps)
-        figures["median_step_ms"] = statistics.median(steps) * 1e3
-        figures["deal_ms"] = elapsed / max(1, deals) * 1e3
-        return figures
+        return statistics.median(steps)
 
     def info(self) -> dict[str, Any]:
-        ranked = sorted(self.built, key=lambda built: statistics.median(built.times), reverse=True)
+        def ms(times: list[float]) -> float | None:
+            return round(statistics.median(times) * 1e3, 3) if times else None
+
         steps = sorted(self._steps)
         worst: dict[str, str] = {}
-        for built in ranked:
-            made = f"{statistics.median(built.made) * 1e3:.3g} ms to make them all" if built.made else "not made"
-            page = f"the first page of {DEFAULT_PAGE_SIZE:,} in {statistics.median(built.paged) * 1e3:.3g} ms"
-            text = f"{built.position.name} ({built.commands:,} commands, {made}, {page})"
-            worst.setdefault(built.position.kind, text)
+        for figure, times_of in (("cold", lambda b: b.cold), ("warm", lambda b: b.warm), ("page", lambda b: b.paged),
+                                 ("made", lambda b: b.made)):
+            for kind in sorted({built.position.kind for built in self.built}):
+                of_kind = [built for built in self.built if built.position.kind == kind and times_of(built)]
+                if of_kind:
+                    built = max(of_kind, key=lambda built: statistics.median(times_of(built)))
+                    worst[f"worst_{figure}_{kind}"] = f"{built.position.name} ({built.commands:,} commands)"
         return {
-            **{f"worst_{kind}": text for kind, text in worst.items()},
+            **worst,
             "positions": {
-                built.position.name: {"median_ms": round(statistics.median(built.times) * 1e3, 3),
-                                      "made_ms": round(statistics.median(built.made) * 1e3, 3) if built.made else None,
-                                      "page_ms": round(statistics.median(built.paged) * 1e3, 3),
-                                      "commands": built.commands}
-                for built in ranked
+                built.position.name: {"cold_ms": ms(built.cold), "warm_ms": ms(built.warm), "page_ms": ms(built.paged),
+                                      "made_ms": ms(built.made), "commands": built.commands}
+                for built in self.built
             },
             "p99_step_ms": round(steps[int(0.99 * (len(steps) - 1))] * 1e3, 3) if steps else None,
             "max_step_ms": round(steps[-1] * 1e3, 3) if steps else None,

@@ -111,3 +111,128 @@ def test_what_a_task_costs_to_send_to_a_worker_is_measured() -> None:
 
     lines = asyncio.run(crossing(calls=3))
     assert len(lines) == 3 and all("a page of one in a worker" in line for line in lines)
+
+
+class _FakeGame:
+    """An RLCard-like game object whose ``step`` builds an observation with ``get_state``, as RLCard's do."""
+
+    def __init__(self) -> None:
+        self.observations = 0
+        self.judger = self
+        self.left = 0
+
+    def get_state(self, player_id: int) -> dict[str, int]:
+        self.observations += 1
+        return {"player_id": player_id}
+
+    def get_legal_actions(self) -> list[int]:
+        return [1, 2]
+
+    def init_game(self) -> tuple[dict[str, int], int]:
+        self.left = 5
+        return self.get_state(player_id=0), 0
+
+    def step(self, action: int) -> tuple[dict[str, int], int]:
+        self.left -= 1
+        return self.get_state(player_id=0), 0
+
+    def is_over(self) -> bool:
+        return self.left <= 0
+
+
+def test_the_rlcard_anchor_builds_no_observation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The anchor times the rules engine alone: the game's ``get_state`` never runs in its games."""
+    import sys
+    import types
+
+    from bench.anchors import RLCardProbe, no_observation
+    from bench.harness import Context
+
+    game = _FakeGame()
+    fake = types.ModuleType("rlcard")
+    fake.make = lambda name, config: types.SimpleNamespace(game=game)  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "rlcard", fake)
+    probe = RLCardProbe("gin-rummy")
+    ctx = Context(TINY)
+    probe.setup(ctx)
+    assert game.get_state is no_observation
+    figures = probe.sample(ctx)
+    assert figures["steps_per_s"] > 0 and probe.info()["steps_per_game"] == 5
+    assert game.observations == 0
+
+
+def test_the_worst_case_rows_say_cold_warm_page_and_their_verdicts() -> None:
+    rows, results = run(TINY, ["seep.legal_worst", "contract_rummy.finder_worst"])
+    by_name = {row.name: row for row in rows}
+    for label in ("seep legal_commands", "contract_rummy finder"):
+        cold, warm = by_name[f"{label}: worst plausible, cold"], by_name[f"{label}: worst plausible, warm"]
+        assert cold.target == "<= 0.5x" and cold.verdict.startswith(("met", "MISSED"))
+        assert warm.target == "" and warm.verdict == "info"
+        assert "playout median deal" in cold.anchor
+    page = by_name["seep legal_commands: first page of 1,000, worst plausible"]
+    assert page.target == "<= 1x" and page.verdict.startswith(("met", "MISSED"))
+    assert by_name["seep legal_commands: every command made, worst plausible"].verdict == "info"
+    assert not any(name.startswith("contract_rummy finder: first page") for name in by_name)
+    positions = results["seep.legal_worst"].info["positions"]
+    assert all(entry["cold_ms"] > 0 and entry["page_ms"] > 0 for entry in positions.values())
+
+
+@pytest.mark.parametrize("game", ["seep", "contract_rummy"])
+def test_clear_caches_empties_what_the_listing_remembers(game: str) -> None:
+    """The cold worst cases clear every cache before each call: after clear_caches, nothing is held."""
+    from bench.playout import SPECS, Player
+    from bench.worst import cache_clearer
+    from cardgames.engine.core.registry import get_game
+
+    rules = get_game(game)
+    listing = __import__(f"cardgames.engine.{game}.legal", fromlist=["LAST_LISTING"])
+    Player(SPECS[game], 1).play()
+    state = object()
+    listing.LAST_LISTING.remember(state, 0, ["listed"])
+    assert listing.LAST_LISTING.holds(state, 0, "listed")
+    if game == "contract_rummy":
+        from cardgames.engine.contract_rummy import finder
+
+        caches = (finder._rank_sets, finder._suit_runs, finder._window_runs, finder._window_costs, listing._shape,
+                  listing._dig_rule)
+        assert all(cached.cache_info().currsize > 0 for cached in caches)
+    else:
+        assert listing._OPTIONS.last is not None
+    cache_clearer(rules)()
+    assert not listing.LAST_LISTING.holds(state, 0, "listed")
+    if game == "contract_rummy":
+        assert all(cached.cache_info().currsize == 0 for cached in caches)
+    else:
+        assert listing._OPTIONS.last is None
+
+
+def test_the_shortcut_rows_compare_playouts_with_and_without_it() -> None:
+    rows, results = run(TINY, ["seep.shortcut", "contract_rummy.shortcut"])
+    for game in ("seep", "contract_rummy"):
+        result = results[f"{game}.shortcut"]
+        assert result.ok and result.medians["on_actions_per_s"] > 0 and result.medians["off_actions_per_s"] > 0
+        row = next(row for row in rows if row.name.startswith(f"{game} actions, decide's shortcut"))
+        assert row.target == ">= 1.05x" and row.verdict.startswith(("met", "MISSED"))
+
+
+def test_a_game_without_clear_caches_has_its_functools_caches_cleared(monkeypatch: pytest.MonkeyPatch) -> None:
+    import functools
+    import sys
+    import types
+
+    from bench.worst import cache_clearer
+
+    package, module = types.ModuleType("plugin_game"), types.ModuleType("plugin_game.legal")
+
+    @functools.cache
+    def square(value: int) -> int:
+        return value * value
+
+    module.square = square  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "plugin_game", package)
+    monkeypatch.setitem(sys.modules, "plugin_game.legal", module)
+    square(3)
+    clear = cache_clearer(package)
+    assert square.cache_info().currsize == 1
+    clear()
+    assert square.cache_info().currsize == 0

@@ -20,7 +20,7 @@ from cardgames.engine.contract_rummy.determinize import (
 from cardgames.engine.contract_rummy.events import Event
 from cardgames.engine.contract_rummy.evolve import evolve
 from cardgames.engine.contract_rummy.heuristic import heuristic_policy
-from cardgames.engine.contract_rummy.legal import legal_commands
+from cardgames.engine.contract_rummy.legal import clear_caches, legal_commands
 from cardgames.engine.contract_rummy.rules import decide
 from cardgames.engine.contract_rummy.snapshot import from_snapshot, snapshot
 from cardgames.engine.contract_rummy.state import State, initial, is_over, outcome, to_act
@@ -42,6 +42,7 @@ TRAITS: Final = Traits(
 __all__ = [
     *PROTOCOL_NAMES,
     "State",
+    "clear_caches",
     "determinize",
     "heuristic_policy",
     "remember",

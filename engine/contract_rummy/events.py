@@ -1,4 +1,9 @@
-"""The events of a Contract Rummy match (A.13). Dealt and stock-drawn cards are private (D)."""
+"""The events of a Contract Rummy match (A.13). Dealt and stock-drawn cards are private (D).
+
+``gc=False`` (every event but ``match_created``): an event holds only strings, ints, tuples of
+them and None, so it can never be part of a reference cycle and the garbage collector need not
+track it (a playout's log keeps hundreds of them alive).
+"""
 
 from __future__ import annotations
 
@@ -23,7 +28,7 @@ class MatchCreated(msgspec.Struct, frozen=True, tag="match_created", tag_field="
     scores: tuple[int, ...] = ()
 
 
-class DealerCardDrawn(msgspec.Struct, frozen=True, tag="dealer_card_drawn", tag_field="type"):
+class DealerCardDrawn(msgspec.Struct, frozen=True, gc=False, tag="dealer_card_drawn", tag_field="type"):
     """One card of the draw for the first dealer (A.4); ``round`` counts the tie-breaking redraws."""
 
     seat: int
@@ -31,11 +36,11 @@ class DealerCardDrawn(msgspec.Struct, frozen=True, tag="dealer_card_drawn", tag_
     round: int
 
 
-class DealerChosen(msgspec.Struct, frozen=True, tag="dealer_chosen", tag_field="type"):
+class DealerChosen(msgspec.Struct, frozen=True, gc=False, tag="dealer_chosen", tag_field="type"):
     dealer: int
 
 
-class DealStarted(msgspec.Struct, frozen=True, tag="deal_started", tag_field="type"):
+class DealStarted(msgspec.Struct, frozen=True, gc=False, tag="deal_started", tag_field="type"):
     """Deal ``deal`` begins: its dealer, hand size and contract (A.5, A.6)."""
 
     deal: int
@@ -45,7 +50,7 @@ class DealStarted(msgspec.Struct, frozen=True, tag="deal_started", tag_field="ty
     runs: int
 
 
-class CardsDealt(msgspec.Struct, frozen=True, tag="cards_dealt", tag_field="type"):
+class CardsDealt(msgspec.Struct, frozen=True, gc=False, tag="cards_dealt", tag_field="type"):
     """One seat's hand (private to that seat; others see ``count`` only)."""
 
     seat: int
@@ -53,14 +58,14 @@ class CardsDealt(msgspec.Struct, frozen=True, tag="cards_dealt", tag_field="type
     count: int
 
 
-class UpcardTurned(msgspec.Struct, frozen=True, tag="upcard_turned", tag_field="type"):
+class UpcardTurned(msgspec.Struct, frozen=True, gc=False, tag="upcard_turned", tag_field="type"):
     """The upcard starts the discard pile; the rest of the pack is the stock (A.5)."""
 
     card: str
     stock_size: int
 
 
-class StockRefilled(msgspec.Struct, frozen=True, tag="stock_refilled", tag_field="type"):
+class StockRefilled(msgspec.Struct, frozen=True, gc=False, tag="stock_refilled", tag_field="type"):
     """The pile but its top card became the stock (A.12).
 
     ``shuffled``: the cards are gathered for the ``Shuffled`` event that follows, whose order
@@ -74,7 +79,7 @@ class StockRefilled(msgspec.Struct, frozen=True, tag="stock_refilled", tag_field
     refills: int
 
 
-class StockDrawn(msgspec.Struct, frozen=True, tag="stock_drawn", tag_field="type"):
+class StockDrawn(msgspec.Struct, frozen=True, gc=False, tag="stock_drawn", tag_field="type"):
     """D1 (the card is private to the drawer; others see an empty ``card``)."""
 
     seat: int
@@ -82,14 +87,14 @@ class StockDrawn(msgspec.Struct, frozen=True, tag="stock_drawn", tag_field="type
     count: int = 1
 
 
-class DiscardDrawn(msgspec.Struct, frozen=True, tag="discard_drawn", tag_field="type"):
+class DiscardDrawn(msgspec.Struct, frozen=True, gc=False, tag="discard_drawn", tag_field="type"):
     """D2: the top discard, taken in public."""
 
     seat: int
     card: str
 
 
-class DiscardDug(msgspec.Struct, frozen=True, tag="discard_dug", tag_field="type"):
+class DiscardDug(msgspec.Struct, frozen=True, gc=False, tag="discard_dug", tag_field="type"):
     """D3: the top ``depth`` cards of the pile (top first), taken in public."""
 
     seat: int
@@ -97,7 +102,7 @@ class DiscardDug(msgspec.Struct, frozen=True, tag="discard_dug", tag_field="type
     cards: tuple[str, ...]
 
 
-class ContractMelded(msgspec.Struct, frozen=True, tag="contract_melded", tag_field="type"):
+class ContractMelded(msgspec.Struct, frozen=True, gc=False, tag="contract_melded", tag_field="type"):
     """The contract went down (A.6): runs listed low to high, jokers with their declarations."""
 
     seat: int
@@ -105,7 +110,7 @@ class ContractMelded(msgspec.Struct, frozen=True, tag="contract_melded", tag_fie
     kinds: tuple[str, ...]
 
 
-class MeldsAdded(msgspec.Struct, frozen=True, tag="melds_added", tag_field="type"):
+class MeldsAdded(msgspec.Struct, frozen=True, gc=False, tag="melds_added", tag_field="type"):
     """New melds of a player who is down (allow_new_melds_after_contract, A.8)."""
 
     seat: int
@@ -113,7 +118,7 @@ class MeldsAdded(msgspec.Struct, frozen=True, tag="melds_added", tag_field="type
     kinds: tuple[str, ...]
 
 
-class CardLaidOff(msgspec.Struct, frozen=True, tag="card_laid_off", tag_field="type"):
+class CardLaidOff(msgspec.Struct, frozen=True, gc=False, tag="card_laid_off", tag_field="type"):
     """A.9: ``card`` (a joker with its declaration) onto meld ``meld``; ``end`` for runs."""
 
     seat: int
@@ -122,7 +127,7 @@ class CardLaidOff(msgspec.Struct, frozen=True, tag="card_laid_off", tag_field="t
     end: str | None = None
 
 
-class JokerSwapped(msgspec.Struct, frozen=True, tag="joker_swapped", tag_field="type"):
+class JokerSwapped(msgspec.Struct, frozen=True, gc=False, tag="joker_swapped", tag_field="type"):
     """A.10: natural ``card`` replaced ``joker`` in run ``meld``; the joker went to ``joker_as``.
 
     The joker was laid off onto ``to_meld`` (at ``end`` for a run) or went into the new meld
@@ -140,23 +145,23 @@ class JokerSwapped(msgspec.Struct, frozen=True, tag="joker_swapped", tag_field="
     new_meld_kind: str | None = None
 
 
-class Discarded(msgspec.Struct, frozen=True, tag="discarded", tag_field="type"):
+class Discarded(msgspec.Struct, frozen=True, gc=False, tag="discarded", tag_field="type"):
     seat: int
     card: str
 
 
-class PlayerWentOut(msgspec.Struct, frozen=True, tag="player_went_out", tag_field="type"):
+class PlayerWentOut(msgspec.Struct, frozen=True, gc=False, tag="player_went_out", tag_field="type"):
     seat: int
 
 
-class DealBlocked(msgspec.Struct, frozen=True, tag="deal_blocked", tag_field="type"):
+class DealBlocked(msgspec.Struct, frozen=True, gc=False, tag="deal_blocked", tag_field="type"):
     """A.12: the stock cannot be refilled, or was refilled ``max_stock_refills`` times."""
 
     deal: int
     reason: str
 
 
-class DealScored(msgspec.Struct, frozen=True, tag="deal_scored", tag_field="type"):
+class DealScored(msgspec.Struct, frozen=True, gc=False, tag="deal_scored", tag_field="type"):
     """A.11: every hand revealed, each seat's penalty and the new totals; ``out`` went out."""
 
     deal: int
@@ -166,7 +171,7 @@ class DealScored(msgspec.Struct, frozen=True, tag="deal_scored", tag_field="type
     out: int | None = None
 
 
-class GameEnded(msgspec.Struct, frozen=True, tag="game_ended", tag_field="type"):
+class GameEnded(msgspec.Struct, frozen=True, gc=False, tag="game_ended", tag_field="type"):
     """After deal 7: the seats with the lowest total win (co-winners on a tie)."""
 
     winners: tuple[int, ...]

@@ -28,6 +28,7 @@ from cardgames.engine.contract_rummy.events import (
     StockRefilled,
     UpcardTurned,
 )
+from cardgames.engine.contract_rummy.hands import remove_cards, trim_known
 from cardgames.engine.contract_rummy.melds import POSITION, RUN, Meld, extend, face, hand_code, replace_joker
 from cardgames.engine.contract_rummy.state import (
     DEAL,
@@ -39,8 +40,6 @@ from cardgames.engine.contract_rummy.state import (
     STOCK,
     State,
     Turn,
-    remove_cards,
-    trim_known,
 )
 from cardgames.engine.core.chance import advance
 from cardgames.engine.core.events import Shuffled, core_reducers

@@ -34,7 +34,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cache, lru_cache
 from itertools import combinations
-from typing import Final, NamedTuple
+from typing import Final, NamedTuple, final
 
 from cardgames.engine.contract_rummy.melds import JOKER_PREFIX, POSITION, RUN, SET, enough_naturals, face_at, runs_apart
 from cardgames.engine.core.cards import JOKER, RANKS, SUITS
@@ -56,17 +56,26 @@ class Shape(NamedTuple):
     naturals: str = "one"
 
 
-class Candidate(NamedTuple):
-    """One meld the hand can make: its cards (table forms), the naturals and jokers it uses."""
+@final
+class Candidate:
+    """One meld the hand can make: its cards (table forms), the naturals and jokers it uses.
 
-    kind: str
-    cards: tuple[str, ...]
-    naturals: tuple[str, ...]
-    jokers: int
-    suit: str
-    rank: str
-    low: int
-    high: int
+    A plain class (compiled: native attributes), not a NamedTuple, whose constructor is Python
+    code: a search of a new hand makes hundreds. Never changed once made (the pools that hold
+    candidates are cached and shared)."""
+
+    def __init__(
+        self, kind: str, cards: tuple[str, ...], naturals: tuple[str, ...], jokers: int, suit: str, rank: str,
+        low: int, high: int,
+    ) -> None:
+        self.kind = kind
+        self.cards = cards
+        self.naturals = naturals
+        self.jokers = jokers
+        self.suit = suit
+        self.rank = rank
+        self.low = low
+        self.high = high
 
 
 #: Run positions 1 and 14 (an ace stands at either).
@@ -94,11 +103,11 @@ def _held(counts: Counts) -> tuple[list[int], list[int]]:
     return suits_of, masks
 
 
-@lru_cache(maxsize=4096)
 def _set_pool(suits_of: tuple[int, ...], jokers: int, rule: str, substitute: bool) -> tuple[Candidate, ...]:
     """The 3-card sets of a hand holding, of each rank, the suits of ``suits_of`` (bits), ranks in
     order. Without ``substitute`` a joker only claims a suit of which the hand holds no card of that
-    rank (a joker standing for a card the hand holds can trade places with it)."""
+    rank (a joker standing for a card the hand holds can trade places with it). Not cached itself
+    (a whole hand's suits rarely come back; one rank's do: :func:`_rank_sets` is)."""
     out: list[Candidate] = []
     for rank, held in zip(RANKS, suits_of, strict=True):
         if held:
@@ -135,10 +144,10 @@ def _two_aces(counts: Counts) -> tuple[bool, ...]:
 _ACES: Final = tuple("A" + suit for suit in SUITS)
 
 
-@lru_cache(maxsize=4096)
 def _run_pool(masks: tuple[int, ...], two_aces: tuple[bool, ...], jokers: int, min_run: int, rule: str,
               substitute: bool, all_lengths: bool) -> tuple[Candidate, ...]:
-    """The runs of a hand holding the positions of ``masks`` (bits) in each suit, suits in order."""
+    """The runs of a hand holding the positions of ``masks`` (bits) in each suit, suits in order
+    (not cached itself, like :func:`_set_pool`; :func:`_suit_runs` is)."""
     out: list[Candidate] = []
     for suit, mask, both in zip(SUITS, masks, two_aces, strict=True):
         if mask:
@@ -370,20 +379,43 @@ def _walk(
 ) -> list[Candidate] | None:
     """Fill the plan's slots in order, each from its pool; melds of one pool in pool order (no
     permutations), nodes cut by the feasibility bound of what is left to find."""
-    remaining = _remaining(shape, tuple(kind for kind, _ in plan))
-    chosen: list[Candidate] = []
-    budget = [jokers]
+    walker = _Walker(plan, counts, jokers, shape, leftover_ok, refused)
+    return list(walker.chosen) if walker.walk(0, 0) else None
 
-    def walk(slot: int, start: int) -> bool:
+
+class _Walker:
+    """:func:`_walk`'s search state (an object, not a closure: a recursive nested function refers
+    to itself through its closure, a reference cycle only the garbage collector frees)."""
+
+    def __init__(
+        self,
+        plan: Sequence[tuple[str, Sequence[Candidate]]],
+        counts: Counts,
+        jokers: int,
+        shape: Shape,
+        leftover_ok: LeftoverRule,
+        refused: list[bool],
+    ) -> None:
+        self.plan = plan
+        self.counts = counts
+        self.shape = shape
+        self.leftover_ok = leftover_ok
+        self.refused = refused
+        self.remaining = _remaining(shape, tuple(kind for kind, _ in plan))
+        self.chosen: list[Candidate] = []
+        self.budget = jokers
+
+    def walk(self, slot: int, start: int) -> bool:
+        plan, counts, chosen, shape = self.plan, self.counts, self.chosen, self.shape
         if slot == len(plan):
-            if leftover_ok(counts, budget[0]):
+            if self.leftover_ok(counts, self.budget):
                 return True
-            refused[0] = True
+            self.refused[0] = True
             return False
         # Cut a middle node whose remaining melds cannot exist; the last meld is found faster by
         # trying its pool than by bounding it (a cut never changes which layout comes first).
         if 0 < slot < len(plan) - 1 and not feasible(
-            counts, budget[0], remaining[slot], _used_suits(chosen, shape.suit_rule)
+            counts, self.budget, self.remaining[slot], _used_suits(chosen, shape.suit_rule)
         ):
             return False
         pool = plan[slot][1]
@@ -391,21 +423,18 @@ def _walk(
             start = 0
         for index in range(start, len(pool)):
             candidate = pool[index]
-            if candidate.jokers > budget[0]:
+            if candidate.jokers > self.budget:
                 continue
             if not _compatible(candidate, chosen, shape) or not _take(counts, candidate.naturals):
                 continue
-            budget[0] -= candidate.jokers
+            self.budget -= candidate.jokers
             chosen.append(candidate)
-            if walk(slot + 1, index):
+            if self.walk(slot + 1, index):
                 return True
             chosen.pop()
-            budget[0] += candidate.jokers
+            self.budget += candidate.jokers
             _give(counts, candidate.naturals)
         return False
-
-    return list(chosen) if walk(0, 0) else None
-
 
 
 @lru_cache(maxsize=256)
@@ -445,18 +474,24 @@ def tally(cards: Iterable[str], base: Tally | None = None) -> Tally:
         suits_of, copies_of, masks, naturals, jokers = [0] * len(RANKS), [0] * len(RANKS), [0] * len(SUITS), 0, 0
     else:
         suits_of, copies_of, masks, naturals, jokers = base[0][:], base[1][:], base[2][:], base[3], base[4]
-    facts = _FACTS
+    packed = _PACKED
     for card in cards:
-        fact = facts.get(card)
-        if fact is None:
+        fact = packed.get(card, -1)
+        if fact < 0:
             jokers += 1
             continue
-        rank, suit, bits = fact
+        rank = fact & 15
+        suit = fact >> 4 & 3
         suits_of[rank] |= 1 << suit
         copies_of[rank] += 1
-        masks[suit] |= bits
+        masks[suit] |= fact >> 6
         naturals += 1
     return suits_of, copies_of, masks, naturals, jokers
+
+
+#: :data:`_FACTS` packed in one int per code (rank index in bits 0-3, suit index in bits 4-5, the
+#: run positions from bit 6): :func:`tally` reads one int per card, not a tuple to unpack.
+_PACKED: Final[dict[str, int]] = {code: rank | suit << 4 | bits << 6 for code, (rank, suit, bits) in _FACTS.items()}
 
 
 def feasible(counts: Counts, jokers: int, shape: Shape, taken_suits: str = "") -> bool:
@@ -781,3 +816,10 @@ def _spread_jokers(
             tuple(face_at(suit, p) if p in naturals else JOKER_PREFIX + face_at(suit, p) for p in range(low, high + 1))
         )
     return layout
+
+
+def clear_caches() -> None:
+    """Empty every cache of the finder (its candidate pools of ranks, suits and run windows, the
+    plans' remaining shapes, the windows' joker costs): what a first search of a hand pays."""
+    for cached in (_rank_sets, _suit_runs, _window_runs, _remaining, _window_costs):
+        cached.cache_clear()

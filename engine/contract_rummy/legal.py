@@ -32,6 +32,7 @@ from cardgames.engine.contract_rummy.finder import (
     Counts,
     LeftoverRule,
     Shape,
+    Tally,
     count,
     cover,
     feasible_tally,
@@ -40,6 +41,8 @@ from cardgames.engine.contract_rummy.finder import (
     tally,
     three_runs_cover,
 )
+from cardgames.engine.contract_rummy.finder import clear_caches as finder_clear_caches
+from cardgames.engine.contract_rummy.hands import can_discard_any, discardable, jokers_only_discard
 from cardgames.engine.contract_rummy.melds import (
     JOKER_PREFIX,
     POSITION,
@@ -64,9 +67,6 @@ from cardgames.engine.contract_rummy.state import (
     State,
     all_at_once,
     barred,
-    can_discard_any,
-    discardable,
-    jokers_only_discard,
 )
 from cardgames.engine.core.cards import JOKER, RANKS, STANDARD_CARDS, SUITS
 from cardgames.engine.core.listing import LastListing
@@ -105,25 +105,36 @@ def leftover_rule(
 ) -> LeftoverRule:
     """Accepts what a play leaves in the hand: a card that may be discarded, or nothing if going out is allowed
     (A.8 no dead ends, A.11). ``original`` is the hand before the play (R1 ``physical_card``)."""
-    physical = config.top_discard_return_rule == PHYSICAL
+    return _Leftover(config, barred_code, original, going_out_ok)
 
-    def free(code: str, left: int) -> bool:
-        if code != barred_code:
+
+class _Leftover:
+    """:func:`leftover_rule`'s rule: an object rather than nested functions, which would refer to
+    each other through their shared closure, a reference cycle only the garbage collector frees
+    (one per listing, and with it the collector's passes over a playout's young objects)."""
+
+    def __init__(self, config: Config, barred_code: str | None, original: Sequence[str], going_out_ok: bool) -> None:
+        self.discard_jokers = config.discard_jokers
+        self.physical = config.top_discard_return_rule == PHYSICAL
+        self.barred_code = barred_code
+        self.original = original
+        self.going_out_ok = going_out_ok
+
+    def free(self, code: str, left: int) -> bool:
+        if code != self.barred_code:
             return True
-        return physical and (left > 1 or left < original.count(code))
+        return self.physical and (left > 1 or left < self.original.count(code))
 
-    def ok(counts: Counts, jokers: int) -> bool:
-        if jokers and config.discard_jokers and free(JOKER, jokers):
+    def __call__(self, counts: Counts, jokers: int) -> bool:
+        if jokers and self.discard_jokers and self.free(JOKER, jokers):
             return True
         held = jokers > 0
         for code, left in counts.items():
             if left > 0:
-                if free(code, left):
+                if self.free(code, left):
                     return True
                 held = True
-        return not held and going_out_ok
-
-    return ok
+        return not held and self.going_out_ok
 
 
 def _after_ok(state: State, hand: Sequence[str], placed: Sequence[str]) -> bool:
@@ -177,21 +188,22 @@ def _first_feasible_depth(hand: Sequence[str], pile: Sequence[str], shape: Shape
     (len(pile) + 1 if none). The test only gets easier with more cards: the whole pile first (on
     most turns even that fails), then a binary search."""
     held = tally(hand)
-
-    def passes(depth: int) -> bool:
-        return feasible_tally(tally(pile[:depth], held), shape)
-
     low, high = 2, len(pile) + 1
-    if not passes(len(pile)):
+    if not _passes(held, pile, len(pile), shape):
         return high
     high = len(pile)
     while low < high:
         middle = (low + high) // 2
-        if passes(middle):
+        if _passes(held, pile, middle, shape):
             high = middle
         else:
             low = middle + 1
     return low
+
+
+def _passes(held: Tally, pile: Sequence[str], depth: int, shape: Shape) -> bool:
+    """Do the hand (``held``) and the top ``depth`` cards of the pile pass the finder's quick test?"""
+    return feasible_tally(tally(pile[:depth], held), shape)
 
 
 def _never_three_runs(counts: Counts, mode: str) -> bool:
@@ -297,20 +309,38 @@ def _fillings(
     """Every way to fill the positions ``between`` (naturals or jokers), then ``target``."""
     naturals = sum(1 for card in meld.cards if not card.startswith(JOKER))
     held = len(meld.cards) - naturals
+    fill = _Filling(meld.suit, index, between, end, counts, jokers, target, rule)
+    yield from fill.walk(0, [], {}, 0, naturals, held)
 
-    def walk(step: int, chain: Chain, used: Counts, spent: int, nat: int, jok: int) -> Iterator[Chain]:
-        if step == len(between):
-            yield [*chain, (target, index, end)]
+
+class _Filling:
+    """What :func:`_fillings` walks over (an object, not a closure: a recursive nested function
+    refers to itself through its closure, a reference cycle only the garbage collector frees)."""
+
+    def __init__(
+        self, suit: str, index: int, between: list[int], end: End, counts: Counts, jokers: int, target: str, rule: str
+    ) -> None:
+        self.suit = suit
+        self.index = index
+        self.between = between
+        self.end: End = end
+        self.counts = counts
+        self.jokers = jokers
+        self.target = target
+        self.rule = rule
+
+    def walk(self, step: int, chain: Chain, used: Counts, spent: int, nat: int, jok: int) -> Iterator[Chain]:
+        index, end = self.index, self.end
+        if step == len(self.between):
+            yield [*chain, (self.target, index, end)]
             return
-        card = face_at(meld.suit, between[step])
-        if counts.get(card, 0) - used.get(card, 0) > 0:
+        card = face_at(self.suit, self.between[step])
+        if self.counts.get(card, 0) - used.get(card, 0) > 0:
             used[card] = used.get(card, 0) + 1
-            yield from walk(step + 1, [*chain, (card, index, end)], used, spent, nat + 1, jok)
+            yield from self.walk(step + 1, [*chain, (card, index, end)], used, spent, nat + 1, jok)
             used[card] -= 1
-        if spent < jokers and (rule == "one" or jok + 1 <= nat):
-            yield from walk(step + 1, [*chain, (JOKER_PREFIX + card, index, end)], used, spent + 1, nat, jok + 1)
-
-    yield from walk(0, [], {}, 0, naturals, held)
+        if spent < self.jokers and (self.rule == "one" or jok + 1 <= nat):
+            yield from self.walk(step + 1, [*chain, (JOKER_PREFIX + card, index, end)], used, spent + 1, nat, jok + 1)
 
 
 def _without(hand: Sequence[str], cards: Sequence[str]) -> list[str]:
@@ -776,6 +806,15 @@ _DISCARDS: dict[str, Discard] = {card: Discard(card=card) for card in (*STANDARD
 #: The last listing, whose commands ``decide`` applies without the checks the listing made
 #: (cardgames.engine.core.listing), as the Seep engine does.
 LAST_LISTING: Final = LastListing()
+
+
+def clear_caches() -> None:
+    """Empty every cache and memo the listing reads (the finder's, the contracts' shapes, the dig
+    rules, the last listing ``decide`` trusts): the cold cost of a position (bench/worst.py)."""
+    finder_clear_caches()
+    _shape.cache_clear()
+    _dig_rule.cache_clear()
+    LAST_LISTING.remember(None, -1, [])
 
 
 def legal_commands(state: State, seat: int) -> list[Any]:

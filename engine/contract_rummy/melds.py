@@ -24,11 +24,12 @@ JOKER_PREFIX: Final = "JK="
 POSITION: Final[dict[str, int]] = {rank: number for number, rank in enumerate(RANKS, start=1)}
 
 
-class Meld(msgspec.Struct, frozen=True):
+class Meld(msgspec.Struct, frozen=True, gc=False):
     """A meld on the table. ``placed_by[i]`` is the seat that put ``cards[i]`` there (D).
 
     Runs keep ``cards`` from low to high with ``suit``, ``low`` and ``high`` (positions);
-    sets keep ``rank`` and their cards in the order they were placed.
+    sets keep ``rank`` and their cards in the order they were placed. ``gc=False``: frozen and
+    made of strings and ints only, it cannot be part of a reference cycle.
     """
 
     owner: int

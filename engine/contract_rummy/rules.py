@@ -36,6 +36,7 @@ from cardgames.engine.contract_rummy.events import (
     StockRefilled,
 )
 from cardgames.engine.contract_rummy.evolve import evolve
+from cardgames.engine.contract_rummy.hands import can_discard_any, discardable, jokers_only_discard
 from cardgames.engine.contract_rummy.legal import LAST_LISTING
 from cardgames.engine.contract_rummy.melds import (
     JOKER_PREFIX,
@@ -62,10 +63,7 @@ from cardgames.engine.contract_rummy.state import (
     State,
     all_at_once,
     barred,
-    can_discard_any,
     contract,
-    discardable,
-    jokers_only_discard,
 )
 from cardgames.engine.core.cards import JOKER, STANDARD_CARDS
 from cardgames.engine.core.chance import canonical_order

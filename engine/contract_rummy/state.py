@@ -1,16 +1,19 @@
-"""The state of a Contract Rummy match (one frozen struct) and what can be read off it directly."""
+"""The state of a Contract Rummy match (one frozen struct) and what can be read off it directly.
+
+``gc=False`` (states and turns): frozen, holding only strings, ints, tuples and structs built
+before them, they cannot be part of a reference cycle, and the garbage collector need not
+track them (one new state per event).
+"""
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Final
 
 import msgspec
 
 from cardgames.engine.contract_rummy.config import CONTRACTS, Config, deck_for
 from cardgames.engine.contract_rummy.melds import Meld
-from cardgames.engine.core.cards import JOKER
 from cardgames.engine.core.chance import Chance
 
 #: ``setup`` before the first deal and ``deal`` between the events of a deal; the
@@ -26,7 +29,7 @@ DISCARD: Final = "discard"
 DIG: Final = "dig"
 
 
-class Turn(msgspec.Struct, frozen=True):
+class Turn(msgspec.Struct, frozen=True, gc=False):
     """What the seat to act did this turn (A.13 invariants): how it drew, what it took,
     whether it went down this turn, and the code R1 bars from the discard (``None`` when none)."""
 
@@ -36,7 +39,7 @@ class Turn(msgspec.Struct, frozen=True):
     barred: str | None = None
 
 
-class State(msgspec.Struct, frozen=True):
+class State(msgspec.Struct, frozen=True, gc=False):
     """Everything about a match now.
 
     ``stock`` and ``discard`` are top first. ``known`` holds, per seat, the cards publicly
@@ -118,64 +121,6 @@ def outcome(state: State) -> list[int]:
         raise ValueError("the match is not over")
     totals = state.scores
     return [sum(1 for other in totals if other < total) for total in totals]
-
-
-def remove_cards(hand: tuple[str, ...], codes: Iterable[str]) -> tuple[str, ...]:
-    """The hand without one copy of each code (codes in a hand: naturals and ``JK``)."""
-    cards = list(hand)
-    for code in codes:
-        cards.remove(code)
-    return tuple(cards)
-
-
-def trim_known(known: tuple[str, ...], hand: tuple[str, ...], left: Iterable[str] = ()) -> tuple[str, ...]:
-    """Publicly known cards still in the hand: at most as many of a code as the hand holds.
-    ``left`` (optional) names the codes that just left the hand: when no known card has one of
-    them, nothing changes."""
-    if not known or (left and known_untouched(known, left)):
-        return known
-    have = Counter(hand)
-    kept = []
-    for card in known:
-        if have[card] > 0:
-            have[card] -= 1
-            kept.append(card)
-    return tuple(kept)
-
-
-def known_untouched(known: tuple[str, ...], left: Iterable[str]) -> bool:
-    return not any(code in known for code in left)
-
-
-def discardable(config: Config, barred: str | None, hand: tuple[str, ...], card: str) -> bool:
-    """May ``card`` of ``hand`` be discarded (A.8: discard_jokers, and R1 for the ``barred`` code)?"""
-    if card == JOKER and not config.discard_jokers:
-        return False
-    if barred != card:
-        return True
-    if config.top_discard_return_rule == "face":
-        return False
-    # physical_card: only the copy just taken is barred; another copy of the code may go.
-    return hand.count(card) > 1
-
-
-def jokers_only_discard(config: Config, hand: tuple[str, ...]) -> bool:
-    """May a joker be discarded although ``discard_jokers`` is false? Only from a hand of jokers alone.
-
-    A.8 says a turn can always end, and forbids every play and every ``draw_discard`` that
-    would leave no discardable card; but a stock draw (D1) cannot be refused, and a seat
-    holding only a joker it cannot lay off may draw another. With nothing else to end the
-    turn, such a hand discards a joker (the narrowest reading that keeps "a turn can always
-    end" true; the no-dead-end checks of plays and draws are unchanged).
-    """
-    return not config.discard_jokers and bool(hand) and all(card == JOKER for card in hand)
-
-
-def can_discard_any(config: Config, barred: str | None, hand: tuple[str, ...]) -> bool:
-    """Could the turn end with a discard from ``hand`` (A.8, no dead ends)?"""
-    if barred is None and config.discard_jokers:
-        return bool(hand)
-    return any(discardable(config, barred, hand, card) for card in set(hand))
 
 
 def barred(state: State) -> str | None:

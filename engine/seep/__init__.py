@@ -25,7 +25,7 @@ from cardgames.engine.seep.determinize import (
 from cardgames.engine.seep.events import Event
 from cardgames.engine.seep.evolve import evolve
 from cardgames.engine.seep.heuristic import heuristic_policy
-from cardgames.engine.seep.legal import legal_commands
+from cardgames.engine.seep.legal import clear_caches, legal_commands
 from cardgames.engine.seep.rules import decide, start
 from cardgames.engine.seep.snapshot import from_snapshot, snapshot
 from cardgames.engine.seep.state import State, initial, is_over, outcome, to_act
@@ -52,6 +52,7 @@ TRAITS: Final = Traits(
 __all__ = [
     *PROTOCOL_NAMES,
     "State",
+    "clear_caches",
     "Bid",
     "Break",
     "Build",

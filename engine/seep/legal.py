@@ -112,6 +112,13 @@ class _LastOptions:
 _OPTIONS: Final = _LastOptions()
 
 
+def clear_caches() -> None:
+    """Forget what the listing keeps between calls (the last config's options, the last listing
+    ``decide`` trusts): the cold cost of a position (bench/worst.py). Seep's listing has no other cache."""
+    _OPTIONS.last = None
+    LAST_LISTING.remember(None, -1, [])
+
+
 def legal_commands(state: State, seat: int) -> list[Any] | Listing:
     phase = state.phase
     if phase == PLAY:
