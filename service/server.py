@@ -23,6 +23,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from cardgames.engine.core.echo import echo
+from cardgames.service.admission import Admission, AdmissionControl, Bounds
 from cardgames.service.bots_server import NAMES as BOT_SERVICE_NAMES
 from cardgames.service.bots_server import BotServices, add_bot_services
 from cardgames.service.games import Games
@@ -104,6 +105,8 @@ class Running:
     rate_limit: RateLimit | None = None
     #: The timers and bots of games with a time control or a handed-over seat (service/table_clocks.py).
     clocks: TableClocks | None = None
+    #: Admission control (None: none), shared by both listeners like the limits.
+    admission: AdmissionControl | None = None
 
     async def stop(self, grace: float | None = 1.0) -> None:
         await self.health.enter_graceful_shutdown()
@@ -128,13 +131,15 @@ async def start(
     games: Games | None = None,
     workers: Workers | None = None,
     metrics: str | None = None,
+    bounds: Bounds | None = None,
 ) -> Running:
     """Start serving on ``address`` (``host:0`` picks a free port) with ``store`` (default: from the env).
 
     ``tls``: (PEM certificate chain, PEM private key) to serve over TLS only; ``limits``: per-caller
     rate limits (None: none); ``games``: an application layer to serve instead of a new one on ``store``;
     ``workers``: its engine worker processes (default: cardgames.service.workers' defaults, started when first needed);
-    ``metrics``: ``HOST:PORT`` to serve Prometheus metrics on over HTTP (port 0: any; None: no metrics).
+    ``metrics``: ``HOST:PORT`` to serve Prometheus metrics on over HTTP (port 0: any; None: no metrics);
+    ``bounds``: admission control's (service/admission.py; None: none).
     """
     host, port = parse_address(address)  # before anything: grpc would wrap a port past 65535
     metrics_at = parse_address(metrics) if metrics is not None else None
@@ -144,6 +149,11 @@ async def start(
         games = Games(meter.watch_store(store) if meter is not None else store, pool=workers)
     interceptors: list[grpc.aio.ServerInterceptor] = [MalformedRequests(), PreEncoded()]
     rate_limit = RateLimit(limits) if limits is not None else None
+    admission = None
+    if bounds is not None:
+        admission = AdmissionControl(Admission(bounds), rate_limit=rate_limit,
+                                     registry=meter.registry if meter is not None else None)
+        interceptors.insert(0, admission)  # after the limits: a call over its rate takes no slot
     if rate_limit is not None:
         interceptors.insert(0, rate_limit)  # outermost: garbage counts against the limit too
     if meter is not None:
@@ -186,7 +196,7 @@ async def start(
     for name in ("", SERVICE_NAME, *BOT_SERVICE_NAMES):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     return Running(server, bound, games, health_servicer, bots, meter, metrics_port, rate_limit=rate_limit,
-                   clocks=clocks)
+                   clocks=clocks, admission=admission)
 
 
 def _serve_metrics(meter: Metrics, host: str, port: int) -> int:
@@ -211,10 +221,11 @@ async def serve(
     metrics: str | None = None,
     http: str | None = None,
     cors_origins: Sequence[str] = (),
+    bounds: Bounds | None = None,
 ) -> None:
     """Serve until SIGINT or SIGTERM, then stop gracefully (the engine workers start at once). ``http``:
     also serve Connect and gRPC-Web on that HOST:PORT (service/http/), ``cors_origins`` allowed there."""
-    running = await start(address, store, tls=tls, limits=limits, workers=workers, metrics=metrics)
+    running = await start(address, store, tls=tls, limits=limits, workers=workers, metrics=metrics, bounds=bounds)
     if http is not None:
         from cardgames.service.http.server import start_http  # (it imports this module)
 
@@ -232,6 +243,8 @@ async def serve(
     if limits is not None:
         extras.append(f"limit {limits.rate:g}/s burst {limits.burst:g} per caller, "
                       f"{limits.per_address:g}/s per address")
+    if bounds is not None:
+        extras.append(f"at most {bounds.max_in_flight} calls in flight")
     pool = running.games.pool
     extras.append(f"{pool.size} engine worker{'s' if pool.size != 1 else ''}, deadline {pool.deadline:g}s")
     announce(f"cardgames: serving GameService on {host}:{running.port} ({'; '.join(extras)})")
