@@ -29,18 +29,20 @@ import argparse
 import json
 import multiprocessing
 import os
+import re
 import secrets
 import statistics
 import sys
 import tempfile
 import time
+import urllib.request
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from bench.load_bots import client
+from bench.load_bots import client, run_queue_seconds
 
 # ---------------------------------------------------------------------------
 # Stores and the server.
@@ -86,15 +88,22 @@ class Result:
     errors: dict[str, int]
     refusals: dict[str, int]
     error_details: list[str]
-    #: Median milliseconds from sending to the error, per code.
+    #: Median milliseconds from sending to the error (or refusal), and how many, per code and method.
     error_median_ms: dict[str, float]
+    #: The server's gauges sampled every --sample seconds: mean and max of each.
+    server_gauges: dict[str, tuple[float, float]]
+    #: Refusals by method and reason.
+    refusal_reasons: dict[str, int]
     finished: int
     #: The server's CPU seconds (user + system) in the window, per move, and per second of the window.
     server_cpu_s: float
     server_cpu_ms_per_move: float
     server_cpu_use: float
-    #: The client processes' CPU seconds per second of their run (warmup included).
+    #: Seconds per second the server's threads waited for a CPU while ready to run (CPU starvation).
+    server_cpu_wait: float
+    #: The client processes' CPU seconds per second of their run (warmup included), and their wait for a CPU.
     clients_cpu_use: float
+    clients_cpu_wait: float
     rss_start_mib: float
     rss_end_mib: float
     rss_max_mib: float
@@ -122,6 +131,29 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime (fields 14, 15)
 
 
+_METRICS_AT = re.compile(r"metrics on http://[^/]+:(\d+)/metrics")
+#: The server's gauges sampled during a run (service/admission.py): work in hand and how late its loop runs.
+GAUGES = ("cardgames_calls_in_flight", "cardgames_calls_queued", "cardgames_event_loop_lag_seconds")
+
+
+def gauges(lines: Sequence[str]) -> dict[str, float]:
+    """The server's admission gauges now (empty when it serves no metrics or has no admission control)."""
+    port = next((match.group(1) for line in lines if (match := _METRICS_AT.search(line))), None)
+    if port is None:
+        return {}
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as answer:
+            text = answer.read().decode()
+    except OSError:
+        return {}
+    found = {}
+    for line in text.splitlines():
+        name, _, value = line.partition(" ")
+        if name in GAUGES:
+            found[name] = float(value)
+    return found
+
+
 def _slope(samples: Sequence[tuple[float, float]]) -> float:
     """Least-squares slope of (seconds, MiB) samples, per minute."""
     if len(samples) < 2 or len({t for t, _ in samples}) < 2:
@@ -132,7 +164,7 @@ def _slope(samples: Sequence[tuple[float, float]]) -> float:
 def run_one(kind: str, matches: int, args: argparse.Namespace) -> Result:
     from cardgames.service.spawn import spawn_server
 
-    server_args = ["--rate-limit", "0"]
+    server_args = ["--rate-limit", "0", "--metrics", "127.0.0.1:0"]
     if args.max_in_flight is not None:
         server_args += ["--max-in-flight", str(args.max_in_flight)]
     with store_url(kind, args.pg) as url:
@@ -154,13 +186,17 @@ def run_one(kind: str, matches: int, args: argparse.Namespace) -> Result:
             while time.monotonic() < start + args.warmup:
                 time.sleep(0.05)
             began = time.monotonic()
-            cpu_start = cpu_seconds(server.pid)
+            cpu_start, queued_start = cpu_seconds(server.pid), run_queue_seconds(server.pid)
             samples = [(0.0, server.rss_kib() / 1024)]
+            seen: dict[str, list[float]] = {}
             end = start + args.warmup + args.duration
             while time.monotonic() < end:
                 time.sleep(min(args.sample, max(0.0, end - time.monotonic())))
                 samples.append((time.monotonic() - began, server.rss_kib() / 1024))
+                for name, value in gauges(server.lines).items():
+                    seen.setdefault(name, []).append(value)
             cpu = cpu_seconds(server.pid) - cpu_start
+            queued = run_queue_seconds(server.pid) - queued_start
             stats = [out.get(timeout=args.duration + 120) for _ in workers]
             for worker in workers:
                 worker.join(60)
@@ -174,7 +210,9 @@ def run_one(kind: str, matches: int, args: argparse.Namespace) -> Result:
     errors: Counter[str] = Counter()
     refusals: Counter[str] = Counter()
     error_ms: dict[str, list[float]] = {}
+    why: Counter[str] = Counter()
     for s in stats:
+        why.update(s.why)
         errors.update(s.errors)
         refusals.update(s.refusals)
         for code, values in s.error_ms.items():
@@ -189,11 +227,16 @@ def run_one(kind: str, matches: int, args: argparse.Namespace) -> Result:
         submit_max_ms=submit_ms[-1] if submit_ms else float("nan"),
         call_p50_ms=_quantile(call_ms, 0.50), call_p99_ms=_quantile(call_ms, 0.99),
         errors=dict(errors), refusals=dict(refusals), error_details=[d for s in stats for d in s.details],
-        error_median_ms={code: round(statistics.median(values), 1) for code, values in sorted(error_ms.items())},
+        error_median_ms={f"{code} (x{len(values)})": round(statistics.median(values), 1)
+                         for code, values in sorted(error_ms.items())},
+        refusal_reasons=dict(why.most_common()),
+        server_gauges={name.removeprefix("cardgames_"): (round(statistics.fmean(v), 3), round(max(v), 3))
+                       for name, v in seen.items()},
         finished=sum(s.finished for s in stats),
         server_cpu_s=round(cpu, 2), server_cpu_ms_per_move=round(cpu * 1000 / moves, 3) if moves else float("nan"),
-        server_cpu_use=round(cpu / args.duration, 2),
+        server_cpu_use=round(cpu / args.duration, 2), server_cpu_wait=round(queued / args.duration, 2),
         clients_cpu_use=round(sum(s.cpu_s for s in stats) / (args.warmup + args.duration), 2),
+        clients_cpu_wait=round(sum(s.cpu_wait_s for s in stats) / (args.warmup + args.duration), 2),
         rss_start_mib=round(rss[0], 1), rss_end_mib=round(rss[-1], 1), rss_max_mib=round(max(rss), 1),
         rss_samples_mib=[round(x, 1) for x in rss], rss_slope_mib_per_min=round(_slope(samples), 2),
     )
@@ -205,13 +248,15 @@ def _counts(counts: dict[str, int]) -> str:
 
 def table(results: Sequence[Result]) -> str:
     head = ("| store | matches | seconds | goodput moves/s | ratio | calls/s | server CPU ms/move | server CPU use "
-            "| clients CPU use | submit p50 ms | submit p99 ms | call p50 ms | call p99 ms | refusals (retried) "
+            "| server CPU wait | clients CPU use | clients CPU wait | submit p50 ms | submit p99 ms | call p50 ms "
+            "| call p99 ms | refusals (retried) "
             "| errors | finished | RSS start MiB | RSS end MiB | RSS max MiB | RSS slope MiB/min |")
-    rows = [head, "|" + "---|" * 20]
+    rows = [head, "|" + "---|" * 22]
     for r in results:
         rows.append(
             f"| {r.store} | {r.matches} | {r.seconds:g} | {r.moves_per_s:.0f} | {r.ratio:.2f} | {r.calls_per_s:.0f} "
-            f"| {r.server_cpu_ms_per_move:.2f} | {r.server_cpu_use:.2f} | {r.clients_cpu_use:.2f} "
+            f"| {r.server_cpu_ms_per_move:.2f} | {r.server_cpu_use:.2f} | {r.server_cpu_wait:.2f} "
+            f"| {r.clients_cpu_use:.2f} | {r.clients_cpu_wait:.2f} "
             f"| {r.submit_p50_ms:.1f} | {r.submit_p99_ms:.1f} | {r.call_p50_ms:.1f} | {r.call_p99_ms:.1f} "
             f"| {_counts(r.refusals)} | {_counts(r.errors)} | {r.finished} "
             f"| {r.rss_start_mib:.0f} | {r.rss_end_mib:.0f} | {r.rss_max_mib:.0f} | {r.rss_slope_mib_per_min:+.2f} |"
@@ -262,6 +307,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if result.error_median_ms:
             print(f"median ms to an error or refusal ({result.store}, {result.matches}): {result.error_median_ms}",
                   file=sys.stderr)
+        if result.server_gauges:
+            print(f"server gauges, mean and max ({result.store}, {result.matches}): {result.server_gauges}",
+                  file=sys.stderr)
+        if result.refusal_reasons:
+            print(f"refusals ({result.store}, {result.matches}): {result.refusal_reasons}", file=sys.stderr)
     if args.soak is not None:
         for r in results:
             print(f"soak ({r.store}, {r.matches} matches, {r.seconds:g}s): RSS first {r.rss_start_mib} MiB, "

@@ -2,8 +2,10 @@
 
 A bot is a thin remote client: per move it calls GetView (who is to act), ListLegalCommands (that
 seat's token) and SubmitCommand (a random legal command with ``expected_sequence``); a finished
-match is replaced by a new one. Every call carries a seat token once the match has them (a real
-client holds one), so that each seat is a caller of its own to the server's admission control.
+match is replaced by a new one. The bots start at random times within the first half of the
+warmup (a herd of thousands of CreateGame at one instant is another test). Every call carries a
+seat token once the match has them (a real client holds one), so that each seat is a caller of
+its own to the server's admission control.
 
 A call refused with RESOURCE_EXHAUSTED is sent again after the server's hint
 (``grpc-retry-pushback-ms``, else RetryInfo, else 100 ms) with jitter (x1 to x1.5), at most
@@ -21,6 +23,7 @@ import time
 from array import array
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 #: A match longer than this many moves is abandoned (a bound, never reached by the games here).
@@ -44,10 +47,24 @@ class ClientStats:
     details: list[str] = field(default_factory=list)
     submit_ms: array = field(default_factory=lambda: array("d"))
     call_ms: array = field(default_factory=lambda: array("d"))
-    #: Milliseconds from sending to the error, per error code (why the errors came: e.g. a deadline).
+    #: Milliseconds from sending to the error, per error code and method (why the errors came: e.g. a deadline).
     error_ms: dict[str, list[float]] = field(default_factory=dict)
-    #: This client process's CPU seconds (user + system) over the run.
+    #: This client process's CPU seconds (user + system) over the run, and its threads' wait for a CPU.
     cpu_s: float = 0.0
+    cpu_wait_s: float = 0.0
+    #: Refusals by method and reason (the message's first words).
+    why: dict[str, int] = field(default_factory=dict)
+
+
+def run_queue_seconds(pid: int | str) -> float:
+    """Seconds a process's threads have waited for a CPU while ready to run (/proc/PID/task/*/schedstat)."""
+    total = 0
+    for stat in Path(f"/proc/{pid}/task").glob("*/schedstat"):
+        try:
+            total += int(stat.read_text().split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+    return total / 1e9
 
 
 def pushback_seconds(error: Any) -> float:
@@ -75,7 +92,7 @@ async def run_bots(target: str, matches: int, game: str, start: float, warmup: f
     from cardgames.v1 import game_service_pb2 as pb
     from cardgames.v1 import game_service_pb2_grpc
 
-    cpu_start = sum(os.times()[:2])
+    cpu_start, wait_start = sum(os.times()[:2]), run_queue_seconds("self")
     stats = ClientStats()
     errors: Counter[str] = Counter()
     refusals: Counter[str] = Counter()
@@ -87,7 +104,8 @@ async def run_bots(target: str, matches: int, game: str, start: float, warmup: f
     stubs = [game_service_pb2_grpc.GameServiceStub(channel) for channel in channels]
     jitter = random.Random(seed)
 
-    async def call(method: Any, request: Any, token: str | None = None, submit: bool = False) -> Any:
+    async def call(stub: Any, name: str, request: Any, token: str | None = None, submit: bool = False) -> Any:
+        method = getattr(stub, name)
         metadata = ((TOKEN_METADATA, token),) if token else None
         for attempt in range(RETRIES + 1):
             began = time.monotonic()
@@ -96,11 +114,13 @@ async def run_bots(target: str, matches: int, game: str, start: float, warmup: f
             except grpc.aio.AioRpcError as error:
                 ended = time.monotonic()
                 if ended >= measure_from and ended <= stop_at:
-                    stats.error_ms.setdefault(error.code().name, []).append((ended - began) * 1000)
+                    stats.error_ms.setdefault(f"{error.code().name} {name}", []).append((ended - began) * 1000)
                 if error.code() is not grpc.StatusCode.RESOURCE_EXHAUSTED or attempt == RETRIES:
                     raise
                 if measure_from <= ended <= stop_at:
                     refusals[error.code().name] += 1
+                    why = (error.details() or "").split(":", 1)[0].split(" (", 1)[0]
+                    stats.why[f"{name}: {why}"] = stats.why.get(f"{name}: {why}", 0) + 1
                 wait = pushback_seconds(error) * (1 + jitter.random() / 2)
                 if ended + wait >= stop_at:  # the run is over by then: stop here (not an error)
                     await asyncio.sleep(max(0.0, stop_at - ended))
@@ -120,24 +140,25 @@ async def run_bots(target: str, matches: int, game: str, start: float, warmup: f
     async def bot(index: int) -> None:
         rng = random.Random(seed * 1_000_003 + index)
         stub = stubs[index % len(stubs)]
+        await asyncio.sleep(rng.random() * warmup / 2)  # clients arrive over the warmup, not all at once
         while time.monotonic() < stop_at:
             try:
-                created = await call(stub.CreateGame, pb.CreateGameRequest(game=game))
+                created = await call(stub, "CreateGame", pb.CreateGameRequest(game=game))
                 game_id, tokens = created.game_id, list(created.seat_tokens)
                 seat = 0
                 for _ in range(MOVE_CAP):
                     if time.monotonic() >= stop_at:
                         return
-                    view = (await call(stub.GetView, pb.GetViewRequest(game_id=game_id), tokens[seat])).view
+                    view = (await call(stub, "GetView", pb.GetViewRequest(game_id=game_id), tokens[seat])).view
                     if view.over:
                         if time.monotonic() <= stop_at and view.sequence:
                             stats.finished += 1
                         break
                     seat = rng.choice(list(view.to_act))
-                    legal = await call(stub.ListLegalCommands, pb.ListLegalCommandsRequest(game_id=game_id),
+                    legal = await call(stub, "ListLegalCommands", pb.ListLegalCommandsRequest(game_id=game_id),
                                        tokens[seat])
                     command = rng.choice(list(legal.commands))
-                    await call(stub.SubmitCommand, pb.SubmitCommandRequest(
+                    await call(stub, "SubmitCommand", pb.SubmitCommandRequest(
                         game_id=game_id, command=command, expected_sequence=legal.sequence), tokens[seat], True)
             except grpc.aio.AioRpcError as error:
                 if time.monotonic() < stop_at:
@@ -152,6 +173,7 @@ async def run_bots(target: str, matches: int, game: str, start: float, warmup: f
     stats.errors = dict(errors)
     stats.refusals = dict(refusals)
     stats.cpu_s = sum(os.times()[:2]) - cpu_start
+    stats.cpu_wait_s = run_queue_seconds("self") - wait_start
     return stats
 
 

@@ -54,8 +54,10 @@ from cardgames.service.guards import (
 
 #: The ErrorInfo reason of a call refused for overload.
 OVERLOADED: Final = "OVERLOADED"
-#: Methods that only read: they get fewer slots and are refused first.
-READS: Final = frozenset(f"/{SERVICE_NAME}/{name}" for name in ("GetView", "ListLegalCommands", "GetLog"))
+#: Methods that only read, and CreateGame (new work: the matches under way go first): they get fewer
+#: slots and are refused first.
+READS: Final = frozenset(f"/{SERVICE_NAME}/{name}" for name in ("GetView", "ListLegalCommands", "GetLog",
+                                                                   "CreateGame"))
 STREAMS: Final = frozenset({f"/{SERVICE_NAME}/Watch"})
 
 
@@ -81,7 +83,9 @@ class Bounds:
     max_watches: int = 10_000
     refusal_budget: float = 0.1
     min_pushback: float = 0.02
-    max_pushback: float = 10.0
+    max_pushback: float = 30.0
+    #: Seconds of event-loop lag (a ready callback's wait) past which reads are refused (writes: past twice that).
+    max_lag: float = 0.1
 
     @property
     def read_limit(self) -> int:
@@ -142,6 +146,9 @@ class Admission:
         self.pushback = bounds.min_pushback
         self._tuned = 0.0
         self.refused = 0
+        #: The event loop's recent lag, seconds (set by :meth:`watch_lag`): the calls that wait in the
+        #: loop and in gRPC before they reach admission are work in hand too.
+        self.lag = 0.0
 
     @property
     def queued(self) -> int:
@@ -149,7 +156,7 @@ class Admission:
 
     def rate(self, now: float) -> float:
         """Completions per second to expect: the recent rate, or what the running calls promise."""
-        promised = self.in_flight / self.service if self.service > 0 else 0.0
+        promised = self.in_flight / max(self.service, 0.005)
         return max(self.completions.read(now), promised, 1.0)
 
     async def enter(self, caller: Key, kind: Kind, remaining: float | None = None) -> float:
@@ -163,12 +170,14 @@ class Admission:
         if kind is Kind.STREAM:
             if self.watches >= bounds.max_watches:
                 raise self._refuse(now, f"{self.watches} streams are open (at most {bounds.max_watches})")
-            if self.in_flight >= bounds.read_limit or self.queued:
+            if self.in_flight >= bounds.read_limit or self.queued or self.lag > bounds.max_lag:
                 raise self._refuse(now, "the server is busy: new streams wait until it is not")
             self.watches += 1
             self.callers[caller] = held + 1
             return now
         read = kind is Kind.READ
+        if self.lag > (bounds.max_lag if read else 2 * bounds.max_lag):
+            raise self._refuse(now, f"the server is busy (its event loop lags {self.lag * 1000:.0f} ms)")
         queue = self.reads if read else self.writes
         if self.in_flight < (bounds.read_limit if read else bounds.max_in_flight) and not queue \
                 and not (read and self.writes):
@@ -198,6 +207,14 @@ class Admission:
                 raise self._refuse(self.clock(), "the server is busy: no slot came free in time") from None
             raise
         return self.clock()
+
+    async def watch_lag(self, every: float = 0.02) -> None:
+        """Measure the event loop's lag for ever (a task's body): how late a sleep of ``every`` wakes."""
+        while True:
+            began = self.clock()
+            await asyncio.sleep(every)
+            late = max(0.0, self.clock() - began - every)
+            self.lag += (late - self.lag) * (0.5 if late > self.lag else 0.2)
 
     def leave(self, caller: Key, started: float) -> None:
         """A call admitted at ``started`` is done: its slot goes to the next waiting call."""
@@ -240,7 +257,7 @@ class Admission:
             factor = min(2.0, max(0.5, ratio))
             self.pushback = min(bounds.max_pushback, max(bounds.min_pushback, self.pushback * factor))
             self._tuned = now
-        backlog = (self.in_flight + self.queued) / rate  # the time to work through what is in hand
+        backlog = (self.in_flight + self.queued) / rate + self.lag  # the time to work through what is in hand
         return Refused(why, min(bounds.max_pushback, max(self.pushback, backlog)))
 
 
@@ -269,6 +286,7 @@ class AdmissionControl(ServiceGuard):
         self.admission = admission
         self.rate_limit = rate_limit
         self.gone = 0  #: calls not started because their caller had gone
+        self._probe: asyncio.Task[None] | None = None
         self._refusals: Any = None
         if registry is not None:
             self._register(registry)
@@ -282,6 +300,8 @@ class AdmissionControl(ServiceGuard):
         for name, text, read in (
             ("cardgames_calls_in_flight", "Calls running (admitted, not done).", lambda: admission.in_flight),
             ("cardgames_calls_queued", "Calls waiting for a slot.", lambda: admission.queued),
+            ("cardgames_event_loop_lag_seconds", "How late the event loop runs what is ready (recent).",
+             lambda: admission.lag),
         ):
             Gauge(name, text, registry=registry).set_function(read)
 
@@ -291,7 +311,15 @@ class AdmissionControl(ServiceGuard):
             return self.rate_limit.caller(token, address)[0]
         return token_digest(token) if token else address
 
+    def close(self) -> None:
+        """Stop measuring the event loop's lag."""
+        if self._probe is not None:
+            self._probe.cancel()
+            self._probe = None
+
     async def _enter(self, context: Any, key: Key, kind: Kind, method: str) -> float:
+        if self._probe is None:
+            self._probe = asyncio.get_running_loop().create_task(self.admission.watch_lag())
         remaining = _remaining(context)
         if _cancelled(context) or (remaining is not None and remaining <= 0):
             self.gone += 1

@@ -43,7 +43,13 @@ DEFAULT_ADDRESS = "127.0.0.1:50051"
 #: Server options. gRPC sets SO_REUSEPORT on its listening sockets by default, so a second server
 #: could bind a port that a running one holds, and the kernel would split the connections
 #: between them (games "vanish", sequences go backwards): never.
-SERVER_OPTIONS = (("grpc.so_reuseport", 0),)
+#: gRPC also cancels (plain CANCELLED, no hint) calls that arrive while more than 1,000 wait to be
+#: taken by the event loop, and all past 3,000: a busy loop takes calls late, and thousands of
+#: clients make them wait there. The admission control refuses them instead, with a hint when to
+#: retry (docs/operations.md, "Overload"); the bound here stays, higher, against a flood.
+MAX_PENDING = 20_000
+SERVER_OPTIONS = (("grpc.so_reuseport", 0), ("grpc.server.max_pending_requests", MAX_PENDING),
+                  ("grpc.server.max_pending_requests_hard_limit", MAX_PENDING))
 log = logging.getLogger(__name__)
 
 
@@ -113,6 +119,8 @@ class Running:
         if self.http is not None:
             await self.http.stop()
         await self.server.stop(grace)
+        if self.admission is not None:
+            self.admission.close()
         if self.clocks is not None:
             await self.clocks.close()
         if self.metrics is not None:
