@@ -23,11 +23,13 @@ from grpc_status import rpc_status
 from cardgames.service.admission import OVERLOADED, Bounds
 from cardgames.service.grpc_api import TOKEN_METADATA
 from cardgames.service.guards import PUSHBACK
+from cardgames.service.http.server import start_http
 from cardgames.service.server import Running, start
 from cardgames.service.store import EventStore
 from cardgames.v1 import game_service_pb2 as pb
 from cardgames.v1 import game_service_pb2_grpc
 from tests.service.helpers import GAME, needs_game
+from tests.service.test_http import call, error_info
 
 pytestmark = needs_game
 MATCHES = 300
@@ -162,3 +164,17 @@ async def test_a_flood_of_create_game_is_refused_for_its_caller_alone(tmp_path: 
     assert all(len(accepted) == 10 for _, _, accepted in played)
     assert sum(players.refused.values()) == 0, players.refused  # everyone else plays on
     assert flood["refused"] > 0 and flood["OK"] > 0, flood  # its share of the slots, no more
+
+
+async def test_admission_applies_over_http_too() -> None:
+    """Connect calls go through the same admission control: with the loop's lag always over the bound
+    (``max_lag`` below zero) reads and new matches are refused with the hint, before any work."""
+    running = await start("127.0.0.1:0", EventStore.from_url("memory:"), bounds=Bounds(max_lag=-1.0))
+    running.http = await start_http("127.0.0.1:0", running)
+    try:
+        refused = await call(running, "CreateGame", {"game": GAME})
+        assert (refused.status, *error_info(refused)) == (429, "resource_exhausted", OVERLOADED)
+        assert {d["type"] for d in refused.json()["details"]} == {"google.rpc.ErrorInfo", "google.rpc.RetryInfo"}
+        assert "retry in" in refused.json()["message"]
+    finally:
+        await running.stop(grace=None)
