@@ -104,6 +104,8 @@ class Result:
     #: The client processes' CPU seconds per second of their run (warmup included), and their wait for a CPU.
     clients_cpu_use: float
     clients_cpu_wait: float
+    #: How late the client processes' event loops ran (ms, mean and p99 of 20 ms probes).
+    clients_lag_ms: tuple[float, float]
     rss_start_mib: float
     rss_end_mib: float
     rss_max_mib: float
@@ -133,7 +135,8 @@ def cpu_seconds(pid: int) -> float:
 
 _METRICS_AT = re.compile(r"metrics on http://[^/]+:(\d+)/metrics")
 #: The server's gauges sampled during a run (service/admission.py): work in hand and how late its loop runs.
-GAUGES = ("cardgames_calls_in_flight", "cardgames_calls_queued", "cardgames_event_loop_lag_seconds")
+GAUGES = ("cardgames_calls_in_flight", "cardgames_calls_queued", "cardgames_event_loop_lag_seconds",
+          "cardgames_call_delay_seconds")
 
 
 def gauges(lines: Sequence[str]) -> dict[str, float]:
@@ -218,6 +221,7 @@ def run_one(kind: str, matches: int, args: argparse.Namespace) -> Result:
         for code, values in s.error_ms.items():
             error_ms.setdefault(code, []).extend(values)
     moves = sum(s.moves for s in stats)
+    lags = sorted(x for s in stats for x in s.lag_s)
     rss = [m for _, m in samples]
     return Result(
         store=kind if kind in ("memory", "sqlite", "postgres") else url.split(":", 1)[0],
@@ -237,6 +241,8 @@ def run_one(kind: str, matches: int, args: argparse.Namespace) -> Result:
         server_cpu_use=round(cpu / args.duration, 2), server_cpu_wait=round(queued / args.duration, 2),
         clients_cpu_use=round(sum(s.cpu_s for s in stats) / (args.warmup + args.duration), 2),
         clients_cpu_wait=round(sum(s.cpu_wait_s for s in stats) / (args.warmup + args.duration), 2),
+        clients_lag_ms=(round(statistics.fmean(lags) * 1000, 1) if lags else float("nan"),
+                        round(_quantile(lags, 0.99) * 1000, 1)),
         rss_start_mib=round(rss[0], 1), rss_end_mib=round(rss[-1], 1), rss_max_mib=round(max(rss), 1),
         rss_samples_mib=[round(x, 1) for x in rss], rss_slope_mib_per_min=round(_slope(samples), 2),
     )
@@ -307,6 +313,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if result.error_median_ms:
             print(f"median ms to an error or refusal ({result.store}, {result.matches}): {result.error_median_ms}",
                   file=sys.stderr)
+        print(f"client event loops' lag, mean and p99 ms ({result.store}, {result.matches}): {result.clients_lag_ms}",
+              file=sys.stderr)
         if result.server_gauges:
             print(f"server gauges, mean and max ({result.store}, {result.matches}): {result.server_gauges}",
                   file=sys.stderr)

@@ -52,6 +52,9 @@ class ClientStats:
     #: This client process's CPU seconds (user + system) over the run, and its threads' wait for a CPU.
     cpu_s: float = 0.0
     cpu_wait_s: float = 0.0
+    #: How late this process's event loop woke from 20 ms sleeps in the measured window (s): the time a
+    #: call waits in the client before it is sent or its answer read.
+    lag_s: array = field(default_factory=lambda: array("d"))
     #: Refusals by method and reason (the message's first words).
     why: dict[str, int] = field(default_factory=dict)
 
@@ -167,7 +170,14 @@ async def run_bots(target: str, matches: int, game: str, start: float, warmup: f
                         stats.details.append(f"{error.code().name}: {error.details()}")
                     await asyncio.sleep(0.1)
 
-    await asyncio.gather(*(bot(index) for index in range(matches)))
+    async def probe() -> None:
+        while time.monotonic() < stop_at:
+            began = time.monotonic()
+            await asyncio.sleep(0.02)
+            if began >= measure_from:
+                stats.lag_s.append(time.monotonic() - began - 0.02)
+
+    await asyncio.gather(probe(), *(bot(index) for index in range(matches)))
     for channel in channels:
         await channel.close()
     stats.errors = dict(errors)

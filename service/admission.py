@@ -32,7 +32,7 @@ import asyncio
 import contextlib
 import math
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from enum import Enum
@@ -59,6 +59,10 @@ OVERLOADED: Final = "OVERLOADED"
 READS: Final = frozenset(f"/{SERVICE_NAME}/{name}" for name in ("GetView", "ListLegalCommands", "GetLog",
                                                                    "CreateGame"))
 STREAMS: Final = frozenset({f"/{SERVICE_NAME}/Watch"})
+#: The precision of a timeout as gRPC sends it, a fraction of it: differences within are no wait.
+QUANTUM: Final = 0.005
+#: Callers whose deadline slack is kept (the least recently seen go first): about 10 MB full.
+MAX_CALLERS: Final = 100_000
 
 
 class Kind(Enum):
@@ -86,6 +90,9 @@ class Bounds:
     max_pushback: float = 30.0
     #: Seconds of event-loop lag (a ready callback's wait) past which reads are refused (writes: past twice that).
     max_lag: float = 0.1
+    #: Seconds calls recently waited before they reached admission (in gRPC's backlog, for a CPU), past which
+    #: reads are refused (writes: past twice that). Estimated from deadlines: see :meth:`Admission.waited`.
+    max_delay: float = 0.25
 
     @property
     def read_limit(self) -> int:
@@ -145,10 +152,13 @@ class Admission:
         self.refusals = _Rate()
         self.pushback = bounds.min_pushback
         self._tuned = 0.0
-        self.refused = 0
         #: The event loop's recent lag, seconds (set by :meth:`watch_lag`): the calls that wait in the
         #: loop and in gRPC before they reach admission are work in hand too.
         self.lag = 0.0
+        #: How long calls recently waited before they reached admission (seconds, estimated).
+        self.delay = 0.0
+        #: Per caller, the most time to its deadline one of its calls had on arrival (recent): see :meth:`waited`.
+        self.slack: OrderedDict[Key, float] = OrderedDict()
 
     @property
     def queued(self) -> int:
@@ -176,8 +186,12 @@ class Admission:
             self.callers[caller] = held + 1
             return now
         read = kind is Kind.READ
+        if remaining is not None:
+            self.waited(caller, remaining)
         if self.lag > (bounds.max_lag if read else 2 * bounds.max_lag):
             raise self._refuse(now, f"the server is busy (its event loop lags {self.lag * 1000:.0f} ms)")
+        if self.delay > (bounds.max_delay if read else 2 * bounds.max_delay):
+            raise self._refuse(now, f"the server is busy (calls wait {self.delay * 1000:.0f} ms to reach it)")
         queue = self.reads if read else self.writes
         if self.in_flight < (bounds.read_limit if read else bounds.max_in_flight) and not queue \
                 and not (read and self.writes):
@@ -207,6 +221,26 @@ class Admission:
                 raise self._refuse(self.clock(), "the server is busy: no slot came free in time") from None
             raise
         return self.clock()
+
+    def waited(self, caller: Key, remaining: float) -> float:
+        """How long this call waited before it reached admission, estimated; kept in :attr:`delay`.
+
+        gRPC sets a call's deadline when its transport reads it, so the time it then waits for the
+        event loop to take it (gRPC's backlog, a CPU) comes off ``remaining``. A caller mostly sends
+        the same timeout: the most time to its deadline one of its recent calls had is the
+        reference, and this call waited what it has less, but for the precision of the timeout's
+        encoding on the wire (``QUANTUM``: gRPC rounds 29.5 s up to 30 s, 30 s to 30.1 s). The
+        reference follows a caller whose timeouts shrink (1% of the difference a call); at most
+        ``MAX_CALLERS`` callers are kept.
+        """
+        best = self.slack.get(caller)
+        waited = 0.0 if best is None else max(0.0, best - remaining - best * QUANTUM)
+        if best is None and len(self.slack) >= MAX_CALLERS:
+            self.slack.popitem(last=False)
+        self.slack[caller] = remaining if best is None or remaining > best else best - (best - remaining) * 0.01
+        self.slack.move_to_end(caller)
+        self.delay += (waited - self.delay) * 0.05  # the mean: a few late calls are no overload
+        return waited
 
     async def watch_lag(self, every: float = 0.02) -> None:
         """Measure the event loop's lag for ever (a task's body): how late a sleep of ``every`` wakes."""
@@ -249,7 +283,6 @@ class Admission:
 
     def _refuse(self, now: float, why: str) -> Refused:
         """A refusal, its pushback tuned to the refusals' recent rate."""
-        self.refused += 1
         self.refusals.add(now)
         bounds, rate = self.bounds, self.rate(now)
         if now - self._tuned >= 0.1:
@@ -257,19 +290,8 @@ class Admission:
             factor = min(2.0, max(0.5, ratio))
             self.pushback = min(bounds.max_pushback, max(bounds.min_pushback, self.pushback * factor))
             self._tuned = now
-        backlog = (self.in_flight + self.queued) / rate + self.lag  # the time to work through what is in hand
+        backlog = (self.in_flight + self.queued) / rate + self.lag + self.delay  # to work through what is in hand
         return Refused(why, min(bounds.max_pushback, max(self.pushback, backlog)))
-
-
-def _remaining(context: Any) -> float | None:
-    """Seconds to the call's deadline (None: none), as grpc.aio's context or the HTTP bridge's tells."""
-    remaining = getattr(context, "time_remaining", None)
-    return remaining() if remaining is not None else None
-
-
-def _cancelled(context: Any) -> bool:
-    cancelled = getattr(context, "cancelled", None)
-    return bool(cancelled()) if cancelled is not None else False
 
 
 class AdmissionControl(ServiceGuard):
@@ -302,6 +324,8 @@ class AdmissionControl(ServiceGuard):
             ("cardgames_calls_queued", "Calls waiting for a slot.", lambda: admission.queued),
             ("cardgames_event_loop_lag_seconds", "How late the event loop runs what is ready (recent).",
              lambda: admission.lag),
+            ("cardgames_call_delay_seconds", "How long calls waited before they reached admission (recent, "
+             "estimated from their deadlines).", lambda: admission.delay),
         ):
             Gauge(name, text, registry=registry).set_function(read)
 
@@ -320,8 +344,8 @@ class AdmissionControl(ServiceGuard):
     async def _enter(self, context: Any, key: Key, kind: Kind, method: str) -> float:
         if self._probe is None:
             self._probe = asyncio.get_running_loop().create_task(self.admission.watch_lag())
-        remaining = _remaining(context)
-        if _cancelled(context) or (remaining is not None and remaining <= 0):
+        remaining = context.time_remaining()  # (the HTTP bridge's context has it too)
+        if context.cancelled() or (remaining is not None and remaining <= 0):
             self.gone += 1
             await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "the call's deadline passed before it started")
         try:
@@ -343,7 +367,7 @@ class AdmissionControl(ServiceGuard):
                 key = self.caller(token, context.peer() or "")
                 started = await self._enter(context, key, kind, method)
                 try:
-                    if _cancelled(context):
+                    if context.cancelled():
                         await context.abort(grpc.StatusCode.CANCELLED, "the caller has gone")
                     return await behaviour(request, context)
                 finally:

@@ -158,3 +158,21 @@ async def test_the_pushback_grows_while_refusals_pour_in() -> None:
                 await gate.enter("b", Kind.WRITE)
         waits.append(refused.value.seconds)
     assert waits[-1] == gate.bounds.max_pushback and waits[0] < waits[-1] / 5
+
+
+async def test_calls_that_waited_to_reach_the_server_make_it_refuse_reads_then_writes() -> None:
+    gate, _ = admission(max_in_flight=8, max_delay=0.25)
+    assert gate.waited("a", 30.0) == 0.0  # a caller's first call: nothing to compare with
+    assert gate.waited("a", 29.9) == 0.0  # within the precision of a 30 s timeout on the wire
+    for _ in range(30):  # its calls arrive with a second less than the best of them: they waited a second
+        assert gate.waited("a", 29.0) == pytest.approx(1.0, abs=0.5)
+    with pytest.raises(Refused) as refused:
+        await gate.enter("a", Kind.READ, remaining=29.0)
+    assert "wait" in refused.value.message and refused.value.seconds >= gate.delay
+    gate.delay = 0.3  # between the two bounds: reads are refused, writes still admitted
+    with pytest.raises(Refused):
+        await gate.enter("b", Kind.READ)
+    await gate.enter("b", Kind.WRITE)
+    for _ in range(100):  # the waits end: the estimate falls back and reads are admitted again
+        gate.waited("c", 30.0)
+    await gate.enter("b", Kind.READ)
