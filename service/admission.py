@@ -18,6 +18,9 @@ runs now, waits a little, or is refused at once:
   the slots, running and queued together: one greedy client cannot take them all.
 * ``Watch`` streams are counted apart (at most ``max_watches``) and a new one is refused as soon
   as reads would queue.
+* Waits before the server's code count too: a call's wait in gRPC's backlog (estimated from its
+  deadline: :meth:`Admission.waited`) or the event loop's lag past ``max_delay`` / ``max_lag``
+  refuse reads and CreateGame at once, writes past twice that.
 
 A refusal is RESOURCE_EXHAUSTED with ``ErrorInfo.reason`` ``OVERLOADED``, a ``google.rpc.RetryInfo``
 and the ``grpc-retry-pushback-ms`` trailer (as the rate limits': guards.limited_status). The
@@ -230,14 +233,19 @@ class Admission:
         the same timeout: the most time to its deadline one of its recent calls had is the
         reference, and this call waited what it has less, but for the precision of the timeout's
         encoding on the wire (``QUANTUM``: gRPC rounds 29.5 s up to 30 s, 30 s to 30.1 s). The
-        reference follows a caller whose timeouts shrink (1% of the difference a call); at most
-        ``MAX_CALLERS`` callers are kept.
+        reference follows a caller whose timeouts shrink (1% of the difference a call) or grow (a
+        ``QUANTUM`` a call at most); at most ``MAX_CALLERS`` callers are kept.
         """
         best = self.slack.get(caller)
         waited = 0.0 if best is None else max(0.0, best - remaining - best * QUANTUM)
         if best is None and len(self.slack) >= MAX_CALLERS:
             self.slack.popitem(last=False)
-        self.slack[caller] = remaining if best is None or remaining > best else best - (best - remaining) * 0.01
+        if best is None:
+            self.slack[caller] = remaining
+        elif remaining > best:  # up slowly: one call sent with a timeout rounded up a second is no reference
+            self.slack[caller] = min(remaining, best * (1 + QUANTUM))
+        else:
+            self.slack[caller] = best - (best - remaining) * 0.01
         self.slack.move_to_end(caller)
         self.delay += (waited - self.delay) * 0.05  # the mean: a few late calls are no overload
         return waited

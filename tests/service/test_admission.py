@@ -164,6 +164,8 @@ async def test_calls_that_waited_to_reach_the_server_make_it_refuse_reads_then_w
     gate, _ = admission(max_in_flight=8, max_delay=0.25)
     assert gate.waited("a", 30.0) == 0.0  # a caller's first call: nothing to compare with
     assert gate.waited("a", 29.9) == 0.0  # within the precision of a 30 s timeout on the wire
+    gate.waited("a", 31.0)  # one call whose timeout was rounded up a second: not the reference at once
+    assert gate.slack["a"] < 30.2
     for _ in range(30):  # its calls arrive with a second less than the best of them: they waited a second
         assert gate.waited("a", 29.0) == pytest.approx(1.0, abs=0.5)
     with pytest.raises(Refused) as refused:
