@@ -1,136 +1,48 @@
 """Load: N concurrent matches of random bots against one `cardgames serve` process.
 
-    python -m bench.load --matches 500 --duration 120 --store sqlite --store postgres
+    python -m bench.load --store sqlite --clients 2 --matches 500 --matches 2000 --matches 5000
+    python -m bench.load --store sqlite --clients 2 --matches 2000 --soak 600
 
 For each ``--store`` (``memory``, ``sqlite``: a fresh file, ``postgres``: a fresh database on
-``--pg``, or a store URL) a server is started as a child process (``--rate-limit 0``; the
-bots are one client). ``--clients`` processes each drive their share of the ``--matches``
-concurrent matches over a few gRPC connections. A bot is a thin remote client: per move it
-calls GetView (who is to act), ListLegalCommands (that seat's token) and SubmitCommand
-(a random legal command with ``expected_sequence``); a finished match is replaced by a new
-one until ``--duration`` seconds have passed. Every loop is bounded (the duration, a move
-cap per match, a deadline per call) and the run stops by itself.
+``--pg``, or a store URL) and each ``--matches`` level, a fresh server is started as a child
+process (``--rate-limit 0``: the bots are one client machine; ``--max-in-flight`` passed on when
+given, the same for every level). ``--clients`` processes each drive their share of the
+concurrent matches over a few gRPC connections (bench/load_bots.py: the bots honour the
+server's retry hint when it refuses a call). A finished match is replaced by a new one until
+``--duration`` seconds have passed. Every loop is bounded (the duration, a move cap per match,
+a deadline per call, a number of retries) and the run stops by itself.
 
-Reported per store, over the measured window (after ``--warmup`` seconds): moves per second,
-calls per second, SubmitCommand latency p50/p99 and all calls' p50/p99 (ms, seen by the
-client), errors by status code, matches finished, and the server's resident memory (RSS)
-at the start of the window, at its end and its maximum (sampled every ``--sample`` s).
+Reported per store and level, over the measured window (after ``--warmup`` seconds): goodput
+(accepted commands per second) and its ratio to the first level's, calls per second, the
+server's own CPU seconds per move (utime + stime of the server process, /proc/PID/stat, so that
+the client processes on the same cores do not hide its cost) and the server's and clients' CPU
+use, latency of admitted calls (SubmitCommand's and all calls' p50/p99, ms, seen by the
+client), refusals by code (retried), errors by code (not retried), matches finished, and the
+server's resident memory (RSS): at the start of the window, at its end, its maximum (sampled
+every ``--sample`` s). ``--soak SECONDS`` measures one level that long and adds the RSS slope
+(MiB per minute, least squares over the samples).
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import multiprocessing
 import os
-import random
+import re
 import secrets
 import statistics
 import sys
 import tempfile
 import time
-from array import array
+import urllib.request
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
-#: A match longer than this many moves is abandoned (a bound, never reached by the games here).
-MOVE_CAP = 20_000
-#: Deadline of every call, seconds.
-CALL_DEADLINE = 30.0
-#: Matches per gRPC connection within a client process.
-MATCHES_PER_CHANNEL = 50
-
-
-# ---------------------------------------------------------------------------
-# The bots (in client processes).
-
-
-@dataclass
-class ClientStats:
-    moves: int = 0
-    calls: int = 0
-    finished: int = 0
-    errors: dict[str, int] = field(default_factory=dict)
-    details: list[str] = field(default_factory=list)
-    submit_ms: array = field(default_factory=lambda: array("d"))
-    call_ms: array = field(default_factory=lambda: array("d"))
-
-
-async def _bots(target: str, matches: int, game: str, start: float, warmup: float, duration: float,
-                seed: int) -> ClientStats:
-    import grpc
-
-    from cardgames.service.grpc_api import TOKEN_METADATA
-    from cardgames.v1 import game_service_pb2 as pb
-    from cardgames.v1 import game_service_pb2_grpc
-
-    stats = ClientStats()
-    errors: Counter[str] = Counter()
-    measure_from, stop_at = start + warmup, start + warmup + duration
-    channels = [
-        grpc.aio.insecure_channel(target, options=[("grpc.use_local_subchannel_pool", 1)])
-        for _ in range(max(1, -(-matches // MATCHES_PER_CHANNEL)))
-    ]
-    stubs = [game_service_pb2_grpc.GameServiceStub(channel) for channel in channels]
-
-    async def call(method: Any, request: Any, token: str | None = None, submit: bool = False) -> Any:
-        began = time.monotonic()
-        metadata = ((TOKEN_METADATA, token),) if token else None
-        reply = await method(request, metadata=metadata, timeout=CALL_DEADLINE)
-        ended = time.monotonic()
-        if began >= measure_from and ended <= stop_at:
-            stats.calls += 1
-            stats.call_ms.append((ended - began) * 1000)
-            if submit:
-                stats.moves += 1
-                stats.submit_ms.append((ended - began) * 1000)
-        return reply
-
-    async def bot(index: int) -> None:
-        rng = random.Random(seed * 1_000_003 + index)
-        stub = stubs[index % len(stubs)]
-        while time.monotonic() < stop_at:
-            try:
-                created = await call(stub.CreateGame, pb.CreateGameRequest(game=game))
-                game_id, tokens = created.game_id, list(created.seat_tokens)
-                for _ in range(MOVE_CAP):
-                    if time.monotonic() >= stop_at:
-                        return
-                    view = (await call(stub.GetView, pb.GetViewRequest(game_id=game_id))).view
-                    if view.over:
-                        if time.monotonic() <= stop_at and view.sequence:
-                            stats.finished += 1
-                        break
-                    seat = rng.choice(list(view.to_act))
-                    legal = await call(stub.ListLegalCommands, pb.ListLegalCommandsRequest(game_id=game_id),
-                                       tokens[seat])
-                    command = rng.choice(list(legal.commands))
-                    await call(stub.SubmitCommand, pb.SubmitCommandRequest(
-                        game_id=game_id, command=command, expected_sequence=legal.sequence), tokens[seat], True)
-            except grpc.aio.AioRpcError as error:
-                if time.monotonic() < stop_at:
-                    errors[error.code().name] += 1
-                    if len(stats.details) < 5:
-                        stats.details.append(f"{error.code().name}: {error.details()}")
-                    await asyncio.sleep(0.1)
-
-    await asyncio.gather(*(bot(index) for index in range(matches)))
-    for channel in channels:
-        await channel.close()
-    stats.errors = dict(errors)
-    return stats
-
-
-def _client(target: str, matches: int, game: str, start: float, warmup: float, duration: float, seed: int,
-            out: Any) -> None:
-    stats = asyncio.run(_bots(target, matches, game, start, warmup, duration, seed))
-    out.put(stats)
-
+from bench.load_bots import client, run_queue_seconds
 
 # ---------------------------------------------------------------------------
 # Stores and the server.
@@ -174,12 +86,34 @@ class Result:
     call_p50_ms: float
     call_p99_ms: float
     errors: dict[str, int]
+    refusals: dict[str, int]
     error_details: list[str]
+    #: Median milliseconds from sending to the error (or refusal), and how many, per code and method.
+    error_median_ms: dict[str, float]
+    #: The server's gauges sampled every --sample seconds: mean and max of each.
+    server_gauges: dict[str, tuple[float, float]]
+    #: Refusals by method and reason.
+    refusal_reasons: dict[str, int]
     finished: int
+    #: The server's CPU seconds (user + system) in the window, per move, and per second of the window.
+    server_cpu_s: float
+    server_cpu_ms_per_move: float
+    server_cpu_use: float
+    #: Seconds per second the server's threads waited for a CPU while ready to run (CPU starvation).
+    server_cpu_wait: float
+    #: The client processes' CPU seconds per second of their run (warmup included), and their wait for a CPU.
+    clients_cpu_use: float
+    clients_cpu_wait: float
+    #: How late the client processes' event loops ran (ms, mean and p99 of 20 ms probes).
+    clients_lag_ms: tuple[float, float]
     rss_start_mib: float
     rss_end_mib: float
     rss_max_mib: float
     rss_samples_mib: list[float]
+    #: RSS slope over the window, MiB per minute (least squares).
+    rss_slope_mib_per_min: float
+    #: Goodput over the first level's (same store, same run).
+    ratio: float = 1.0
 
 
 def _quantile(values: Sequence[float], q: float) -> float:
@@ -190,35 +124,82 @@ def _quantile(values: Sequence[float], q: float) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[round(q * 100) - 1]
 
 
-def run_one(kind: str, args: argparse.Namespace) -> Result:
+def cpu_seconds(pid: int) -> float:
+    """A process's CPU seconds so far, user + system (Linux /proc/PID/stat; 0 when gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime (fields 14, 15)
+
+
+_METRICS_AT = re.compile(r"metrics on http://[^/]+:(\d+)/metrics")
+#: The server's gauges sampled during a run (service/admission.py): work in hand and how late its loop runs.
+GAUGES = ("cardgames_calls_in_flight", "cardgames_calls_queued", "cardgames_event_loop_lag_seconds",
+          "cardgames_call_delay_seconds")
+
+
+def gauges(lines: Sequence[str]) -> dict[str, float]:
+    """The server's admission gauges now (empty when it serves no metrics or has no admission control)."""
+    port = next((match.group(1) for line in lines if (match := _METRICS_AT.search(line))), None)
+    if port is None:
+        return {}
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as answer:
+            text = answer.read().decode()
+    except OSError:
+        return {}
+    found = {}
+    for line in text.splitlines():
+        name, _, value = line.partition(" ")
+        if name in GAUGES:
+            found[name] = float(value)
+    return found
+
+
+def _slope(samples: Sequence[tuple[float, float]]) -> float:
+    """Least-squares slope of (seconds, MiB) samples, per minute."""
+    if len(samples) < 2 or len({t for t, _ in samples}) < 2:
+        return 0.0
+    return statistics.linear_regression([t for t, _ in samples], [m for _, m in samples]).slope * 60
+
+
+def run_one(kind: str, matches: int, args: argparse.Namespace) -> Result:
     from cardgames.service.spawn import spawn_server
 
+    server_args = ["--rate-limit", "0", "--metrics", "127.0.0.1:0"]
+    if args.max_in_flight is not None:
+        server_args += ["--max-in-flight", str(args.max_in_flight)]
     with store_url(kind, args.pg) as url:
         env = {"CARDGAMES_SNAPSHOT_EVERY": str(args.snapshot_every)} if args.snapshot_every is not None else {}
-        server = spawn_server(url, args=["--rate-limit", "0"], env=env)
+        server = spawn_server(url, args=server_args, env=env)
         try:
             context = multiprocessing.get_context("spawn")
             out = context.Queue()
             start = time.monotonic() + 2.0  # every client starts together
-            shares = [args.matches // args.clients + (1 if i < args.matches % args.clients else 0)
+            shares = [matches // args.clients + (1 if i < matches % args.clients else 0)
                       for i in range(args.clients)]
             workers = [
-                context.Process(target=_client, args=(server.target, share, args.game, start, args.warmup,
-                                                      args.duration, args.seed + i, out))
+                context.Process(target=client, args=(server.target, share, args.game, start, args.warmup,
+                                                     args.duration, args.seed + i, out))
                 for i, share in enumerate(shares) if share
             ]
             for worker in workers:
                 worker.start()
-            samples: list[float] = []
             while time.monotonic() < start + args.warmup:
                 time.sleep(0.05)
-            rss_start = server.rss_kib() / 1024
-            samples.append(rss_start)
+            began = time.monotonic()
+            cpu_start, queued_start = cpu_seconds(server.pid), run_queue_seconds(server.pid)
+            samples = [(0.0, server.rss_kib() / 1024)]
+            seen: dict[str, list[float]] = {}
             end = start + args.warmup + args.duration
             while time.monotonic() < end:
                 time.sleep(min(args.sample, max(0.0, end - time.monotonic())))
-                samples.append(server.rss_kib() / 1024)
-            rss_end = samples[-1]
+                samples.append((time.monotonic() - began, server.rss_kib() / 1024))
+                for name, value in gauges(server.lines).items():
+                    seen.setdefault(name, []).append(value)
+            cpu = cpu_seconds(server.pid) - cpu_start
+            queued = run_queue_seconds(server.pid) - queued_start
             stats = [out.get(timeout=args.duration + 120) for _ in workers]
             for worker in workers:
                 worker.join(60)
@@ -230,64 +211,120 @@ def run_one(kind: str, args: argparse.Namespace) -> Result:
     submit_ms = sorted(x for s in stats for x in s.submit_ms)
     call_ms = sorted(x for s in stats for x in s.call_ms)
     errors: Counter[str] = Counter()
+    refusals: Counter[str] = Counter()
+    error_ms: dict[str, list[float]] = {}
+    why: Counter[str] = Counter()
     for s in stats:
+        why.update(s.why)
         errors.update(s.errors)
+        refusals.update(s.refusals)
+        for code, values in s.error_ms.items():
+            error_ms.setdefault(code, []).extend(values)
     moves = sum(s.moves for s in stats)
+    lags = sorted(x for s in stats for x in s.lag_s)
+    rss = [m for _, m in samples]
     return Result(
         store=kind if kind in ("memory", "sqlite", "postgres") else url.split(":", 1)[0],
-        matches=args.matches, clients=len(workers), seconds=args.duration, moves=moves,
+        matches=matches, clients=len(workers), seconds=args.duration, moves=moves,
         moves_per_s=moves / args.duration, calls_per_s=sum(s.calls for s in stats) / args.duration,
         submit_p50_ms=_quantile(submit_ms, 0.50), submit_p99_ms=_quantile(submit_ms, 0.99),
         submit_max_ms=submit_ms[-1] if submit_ms else float("nan"),
         call_p50_ms=_quantile(call_ms, 0.50), call_p99_ms=_quantile(call_ms, 0.99),
-        errors=dict(errors), error_details=[d for s in stats for d in s.details],
+        errors=dict(errors), refusals=dict(refusals), error_details=[d for s in stats for d in s.details],
+        error_median_ms={f"{code} (x{len(values)})": round(statistics.median(values), 1)
+                         for code, values in sorted(error_ms.items())},
+        refusal_reasons=dict(why.most_common()),
+        server_gauges={name.removeprefix("cardgames_"): (round(statistics.fmean(v), 3), round(max(v), 3))
+                       for name, v in seen.items()},
         finished=sum(s.finished for s in stats),
-        rss_start_mib=round(rss_start, 1), rss_end_mib=round(rss_end, 1), rss_max_mib=round(max(samples), 1),
-        rss_samples_mib=[round(x, 1) for x in samples],
+        server_cpu_s=round(cpu, 2), server_cpu_ms_per_move=round(cpu * 1000 / moves, 3) if moves else float("nan"),
+        server_cpu_use=round(cpu / args.duration, 2), server_cpu_wait=round(queued / args.duration, 2),
+        clients_cpu_use=round(sum(s.cpu_s for s in stats) / (args.warmup + args.duration), 2),
+        clients_cpu_wait=round(sum(s.cpu_wait_s for s in stats) / (args.warmup + args.duration), 2),
+        clients_lag_ms=(round(statistics.fmean(lags) * 1000, 1) if lags else float("nan"),
+                        round(_quantile(lags, 0.99) * 1000, 1)),
+        rss_start_mib=round(rss[0], 1), rss_end_mib=round(rss[-1], 1), rss_max_mib=round(max(rss), 1),
+        rss_samples_mib=[round(x, 1) for x in rss], rss_slope_mib_per_min=round(_slope(samples), 2),
     )
 
 
+def _counts(counts: dict[str, int]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "0"
+
+
 def table(results: Sequence[Result]) -> str:
-    head = ("| store | matches | seconds | moves/s | calls/s | submit p50 ms | submit p99 ms | submit max ms "
-            "| call p50 ms | call p99 ms | errors | finished | RSS start MiB | RSS end MiB | RSS max MiB |")
-    rows = [head, "|" + "---|" * 15]
+    head = ("| store | matches | seconds | goodput moves/s | ratio | calls/s | server CPU ms/move | server CPU use "
+            "| server CPU wait | clients CPU use | clients CPU wait | submit p50 ms | submit p99 ms | call p50 ms "
+            "| call p99 ms | refusals (retried) "
+            "| errors | finished | RSS start MiB | RSS end MiB | RSS max MiB | RSS slope MiB/min |")
+    rows = [head, "|" + "---|" * 22]
     for r in results:
-        errors = ", ".join(f"{k} {v}" for k, v in sorted(r.errors.items())) or "0"
         rows.append(
-            f"| {r.store} | {r.matches} | {r.seconds:g} | {r.moves_per_s:.0f} | {r.calls_per_s:.0f} | "
-            f"{r.submit_p50_ms:.1f} | {r.submit_p99_ms:.1f} | {r.submit_max_ms:.0f} | {r.call_p50_ms:.1f} | "
-            f"{r.call_p99_ms:.1f} | "
-            f"{errors} | {r.finished} | {r.rss_start_mib:.0f} | {r.rss_end_mib:.0f} | {r.rss_max_mib:.0f} |"
+            f"| {r.store} | {r.matches} | {r.seconds:g} | {r.moves_per_s:.0f} | {r.ratio:.2f} | {r.calls_per_s:.0f} "
+            f"| {r.server_cpu_ms_per_move:.2f} | {r.server_cpu_use:.2f} | {r.server_cpu_wait:.2f} "
+            f"| {r.clients_cpu_use:.2f} | {r.clients_cpu_wait:.2f} "
+            f"| {r.submit_p50_ms:.1f} | {r.submit_p99_ms:.1f} | {r.call_p50_ms:.1f} | {r.call_p99_ms:.1f} "
+            f"| {_counts(r.refusals)} | {_counts(r.errors)} | {r.finished} "
+            f"| {r.rss_start_mib:.0f} | {r.rss_end_mib:.0f} | {r.rss_max_mib:.0f} | {r.rss_slope_mib_per_min:+.2f} |"
         )
     return "\n".join(rows)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.load", description=__doc__.splitlines()[0])
-    parser.add_argument("--matches", type=int, default=100, help="concurrent matches (default 100)")
+    parser.add_argument("--matches", type=int, action="append",
+                        help="concurrent matches (repeatable: one fresh server per level; default 100)")
     parser.add_argument("--duration", type=float, default=30.0, help="measured seconds (default 30)")
+    parser.add_argument("--soak", type=float, default=None, metavar="SECONDS",
+                        help="measure the first --matches level this long instead (RSS over time)")
     parser.add_argument("--warmup", type=float, default=5.0, help="seconds before measuring (default 5)")
     parser.add_argument("--store", action="append", help="memory, sqlite, postgres or a URL (repeatable)")
     parser.add_argument("--pg", default="postgresql://postgres@127.0.0.1:5432/postgres",
                         help="PostgreSQL server for --store postgres (a fresh database is made there)")
     parser.add_argument("--clients", type=int, default=min(4, os.cpu_count() or 1), help="client processes")
+    parser.add_argument("--max-in-flight", type=int, default=None,
+                        help="the server's --max-in-flight (default: the server's default; 0: no bound)")
     parser.add_argument("--game", default="all_fours")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--sample", type=float, default=10.0, help="seconds between RSS samples")
     parser.add_argument("--snapshot-every", type=int, default=None, help="CARDGAMES_SNAPSHOT_EVERY for the server")
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args(argv)
-    if args.matches < 1 or args.duration <= 0 or args.clients < 1:
-        parser.error("--matches, --duration and --clients must be positive")
+    levels = args.matches or [100]
+    if args.soak is not None:
+        levels, args.duration = levels[:1], args.soak
+    if min(levels) < 1 or args.duration <= 0 or args.clients < 1:
+        parser.error("--matches, --duration, --soak and --clients must be positive")
     results = []
     for kind in args.store or ["sqlite"]:
-        print(f"load: {args.matches} matches on {kind} for {args.warmup:g}+{args.duration:g}s "
-              f"({args.clients} client processes)...", file=sys.stderr, flush=True)
-        results.append(run_one(kind, args))
+        first: Result | None = None
+        for matches in levels:
+            print(f"load: {matches} matches on {kind} for {args.warmup:g}+{args.duration:g}s "
+                  f"({args.clients} client processes)...", file=sys.stderr, flush=True)
+            result = run_one(kind, matches, args)
+            first = first or result
+            result.ratio = result.moves_per_s / first.moves_per_s if first.moves_per_s else float("nan")
+            results.append(result)
+            print(table([result]).splitlines()[-1], file=sys.stderr, flush=True)
     print(table(results))
     for result in results:
         for detail in result.error_details:
-            print(f"error ({result.store}): {detail}", file=sys.stderr)
+            print(f"error ({result.store}, {result.matches}): {detail}", file=sys.stderr)
+        if result.error_median_ms:
+            print(f"median ms to an error or refusal ({result.store}, {result.matches}): {result.error_median_ms}",
+                  file=sys.stderr)
+        print(f"client event loops' lag, mean and p99 ms ({result.store}, {result.matches}): {result.clients_lag_ms}",
+              file=sys.stderr)
+        if result.server_gauges:
+            print(f"server gauges, mean and max ({result.store}, {result.matches}): {result.server_gauges}",
+                  file=sys.stderr)
+        if result.refusal_reasons:
+            print(f"refusals ({result.store}, {result.matches}): {result.refusal_reasons}", file=sys.stderr)
+    if args.soak is not None:
+        for r in results:
+            print(f"soak ({r.store}, {r.matches} matches, {r.seconds:g}s): RSS first {r.rss_start_mib} MiB, "
+                  f"last {r.rss_end_mib} MiB, max {r.rss_max_mib} MiB, slope {r.rss_slope_mib_per_min:+.2f} MiB/min; "
+                  f"samples {r.rss_samples_mib}")
     if args.json:
         args.json.write_text(json.dumps([asdict(r) for r in results], indent=1))
     return 0 if not any(r.errors for r in results) else 1

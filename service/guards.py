@@ -63,7 +63,7 @@ def _safe(deserializer: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
     return deserialize
 
 
-def _wrap(
+def wrap_handler(
     handler: grpc.RpcMethodHandler,
     unary: Callable[[Callable[..., Awaitable[Any]]], Callable[..., Awaitable[Any]]],
     stream: Callable[[Callable[..., AsyncIterator[Any]]], Callable[..., AsyncIterator[Any]]],
@@ -132,7 +132,7 @@ class MalformedRequests(grpc.aio.ServerInterceptor):
 
             return checked
 
-        return _wrap(handler, unary, stream, _safe)
+        return wrap_handler(handler, unary, stream, _safe)
 
 
 def _malformed(request: _Undecodable) -> grpc.Status:
@@ -231,6 +231,17 @@ class TokenBuckets:
             bucket.tokens = min(self.burst, bucket.tokens + 1.0)
 
 
+def call_token(details: grpc.HandlerCallDetails) -> str | None:
+    """The seat token a call carries in its metadata (None: none)."""
+    token = next((value for key, value in details.invocation_metadata or () if key == TOKEN_METADATA), None)
+    return token.decode("utf-8", "replace") if isinstance(token, bytes) else token
+
+
+def token_digest(token: str) -> bytes:
+    """A seat token's key: the first 128 bits of its SHA-256 (plenty for a key; the token is not kept)."""
+    return hashlib.sha256(token.encode("utf-8", "replace")).digest()[:16]
+
+
 def address_of(peer: str) -> str:
     """The client address of a gRPC peer: its IP without the port (an IPv6 address: its /64)."""
     kind, _, rest = peer.partition(":")
@@ -250,9 +261,9 @@ def wait_ms(seconds: float) -> int:
     return max(1, int(seconds * 1000 + 0.999))
 
 
-def limited_status(message: str, millis: int) -> grpc.Status:
-    """RESOURCE_EXHAUSTED with ErrorInfo(RATE_LIMITED), RetryInfo and the pushback trailer, all saying ``millis``."""
-    info = error_details_pb2.ErrorInfo(reason="RATE_LIMITED", domain=DOMAIN, metadata={"retry_after_ms": str(millis)})
+def limited_status(message: str, millis: int, reason: str = "RATE_LIMITED") -> grpc.Status:
+    """RESOURCE_EXHAUSTED with ErrorInfo(``reason``), RetryInfo and the pushback trailer, all saying ``millis``."""
+    info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata={"retry_after_ms": str(millis)})
     retry = error_details_pb2.RetryInfo(retry_delay=duration_pb2.Duration(seconds=millis // 1000,
                                                                           nanos=(millis % 1000) * 1_000_000))
     details = []
@@ -269,33 +280,15 @@ class _Status(NamedTuple("_Status", [("code", grpc.StatusCode), ("details", str)
     """A status with trailers of our own (grpc_status makes the same kind, with only the details' trailer)."""
 
 
-class RateLimit(grpc.aio.ServerInterceptor):
-    """Token buckets per caller and per client address on the GameService methods (see the module's docstring)."""
+class ServiceGuard(grpc.aio.ServerInterceptor):
+    """An interceptor that wraps the handlers of the methods of ``services`` (:meth:`guard`), the others untouched."""
 
-    def __init__(self, limits: Limits, services: tuple[str, ...] = (SERVICE_NAME,),
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self.limits = limits
-        self.callers = TokenBuckets(limits.rate, limits.burst, clock)
-        self.addresses = TokenBuckets(limits.per_address, 2 * limits.per_address, clock)
-        #: Open Watch streams per caller (only callers that hold some).
-        self.streams: dict[Key, int] = {}
+    def __init__(self, services: tuple[str, ...] = (SERVICE_NAME,)) -> None:
         self.prefixes = tuple(f"/{service}/" for service in services)
 
-    def caller(self, token: str | None, address: str) -> tuple[Key, bytes | None]:
-        """The key a call is charged to, and its token's digest (None without a token).
-
-        A seat token is a caller of its own once proven (:meth:`prove`): it then has a bucket
-        under its digest. Until then, and for a made-up token, the call is its address's.
-        """
-        if not token:
-            return address, None
-        digest = hashlib.sha256(token.encode("utf-8", "replace")).digest()[:16]  # 128 bits: plenty for a key
-        return (digest if digest in self.callers.buckets else address), digest
-
-    def prove(self, digest: bytes | None) -> None:
-        """A call that checks tokens succeeded with this token's digest: it is a caller from now on."""
-        if digest is not None:
-            self.callers.add(digest)
+    def guard(self, handler: grpc.RpcMethodHandler, method: str, token: str | None) -> grpc.RpcMethodHandler:
+        """The handler of a call of ``method`` carrying ``token``, wrapped."""
+        raise NotImplementedError
 
     async def intercept_service(
         self,
@@ -306,11 +299,39 @@ class RateLimit(grpc.aio.ServerInterceptor):
         method = handler_call_details.method
         if handler is None or not method.startswith(self.prefixes):
             return handler
+        return self.guard(handler, method, call_token(handler_call_details))
+
+
+class RateLimit(ServiceGuard):
+    """Token buckets per caller and per client address on the GameService methods (see the module's docstring)."""
+
+    def __init__(self, limits: Limits, services: tuple[str, ...] = (SERVICE_NAME,),
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__(services)
+        self.limits = limits
+        self.callers = TokenBuckets(limits.rate, limits.burst, clock)
+        self.addresses = TokenBuckets(limits.per_address, 2 * limits.per_address, clock)
+        #: Open Watch streams per caller (only callers that hold some).
+        self.streams: dict[Key, int] = {}
+
+    def caller(self, token: str | None, address: str) -> tuple[Key, bytes | None]:
+        """The key a call is charged to, and its token's digest (None without a token).
+
+        A seat token is a caller of its own once proven (:meth:`prove`): it then has a bucket
+        under its digest. Until then, and for a made-up token, the call is its address's.
+        """
+        if not token:
+            return address, None
+        digest = token_digest(token)
+        return (digest if digest in self.callers.buckets else address), digest
+
+    def prove(self, digest: bytes | None) -> None:
+        """A call that checks tokens succeeded with this token's digest: it is a caller from now on."""
+        if digest is not None:
+            self.callers.add(digest)
+
+    def guard(self, handler: grpc.RpcMethodHandler, method: str, token: str | None) -> grpc.RpcMethodHandler:
         proves = method in TOKEN_CHECKED
-        token = next((value for key, value in handler_call_details.invocation_metadata or ()
-                      if key == TOKEN_METADATA), None)
-        if isinstance(token, bytes):
-            token = token.decode("utf-8", "replace")
 
         async def admit(context: grpc.aio.ServicerContext) -> tuple[Key, bytes | None]:
             address = address_of(context.peer() or "")
@@ -362,4 +383,4 @@ class RateLimit(grpc.aio.ServerInterceptor):
 
             return limited
 
-        return _wrap(handler, unary, stream)
+        return wrap_handler(handler, unary, stream)

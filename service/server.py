@@ -23,6 +23,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from cardgames.engine.core.echo import echo
+from cardgames.service.admission import Admission, AdmissionControl, Bounds
 from cardgames.service.bots_server import NAMES as BOT_SERVICE_NAMES
 from cardgames.service.bots_server import BotServices, add_bot_services
 from cardgames.service.games import Games
@@ -43,7 +44,13 @@ DEFAULT_ADDRESS = "127.0.0.1:50051"
 #: Server options. gRPC sets SO_REUSEPORT on its listening sockets by default, so a second server
 #: could bind a port that a running one holds, and the kernel would split the connections
 #: between them (games "vanish", sequences go backwards): never.
-SERVER_OPTIONS = (("grpc.so_reuseport", 0),)
+#: gRPC also cancels (plain CANCELLED, no hint) calls that arrive while more than 1,000 wait to be
+#: taken by the event loop, and all past 3,000: a busy loop takes calls late, and thousands of
+#: clients make them wait there. The admission control refuses them instead, with a hint when to
+#: retry (docs/operations.md, "Overload"); the bound here stays, higher, against a flood.
+MAX_PENDING = 20_000
+SERVER_OPTIONS = (("grpc.so_reuseport", 0), ("grpc.server.max_pending_requests", MAX_PENDING),
+                  ("grpc.server.max_pending_requests_hard_limit", MAX_PENDING))
 log = logging.getLogger(__name__)
 
 
@@ -105,12 +112,16 @@ class Running:
     rate_limit: RateLimit | None = None
     #: The timers and bots of games with a time control or a handed-over seat (service/table_clocks.py).
     clocks: TableClocks | None = None
+    #: Admission control (None: none), shared by both listeners like the limits.
+    admission: AdmissionControl | None = None
 
     async def stop(self, grace: float | None = 1.0) -> None:
         await self.health.enter_graceful_shutdown()
         if self.http is not None:
             await self.http.stop()
         await self.server.stop(grace)
+        if self.admission is not None:
+            self.admission.close()
         if self.clocks is not None:
             await self.clocks.close()
         if self.metrics is not None:
@@ -130,6 +141,7 @@ async def start(
     workers: Workers | None = None,
     metrics: str | None = None,
     sizes: CacheSizes | None = None,
+    bounds: Bounds | None = None,
 ) -> Running:
     """Start serving on ``address`` (``host:0`` picks a free port) with ``store`` (default: from the env).
 
@@ -138,6 +150,7 @@ async def start(
     ``workers``: its engine worker processes (default: cardgames.service.workers' defaults, started when first needed);
     ``metrics``: ``HOST:PORT`` to serve Prometheus metrics on over HTTP (port 0: any; None: no metrics);
     ``sizes``: the bounds of the live games kept in memory (default: service/games/cache.py's).
+    ``bounds``: admission control's (service/admission.py; None: none).
     """
     host, port = parse_address(address)  # before anything: grpc would wrap a port past 65535
     metrics_at = parse_address(metrics) if metrics is not None else None
@@ -150,6 +163,11 @@ async def start(
                       idle_evict_seconds=sizes.idle_evict_seconds)
     interceptors: list[grpc.aio.ServerInterceptor] = [MalformedRequests(), PreEncoded()]
     rate_limit = RateLimit(limits) if limits is not None else None
+    admission = None
+    if bounds is not None:
+        admission = AdmissionControl(Admission(bounds), rate_limit=rate_limit,
+                                     registry=meter.registry if meter is not None else None)
+        interceptors.insert(0, admission)  # after the limits: a call over its rate takes no slot
     if rate_limit is not None:
         interceptors.insert(0, rate_limit)  # outermost: garbage counts against the limit too
     if meter is not None:
@@ -192,7 +210,7 @@ async def start(
     for name in ("", SERVICE_NAME, *BOT_SERVICE_NAMES):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     return Running(server, bound, games, health_servicer, bots, meter, metrics_port, rate_limit=rate_limit,
-                   clocks=clocks)
+                   clocks=clocks, admission=admission)
 
 
 def _serve_metrics(meter: Metrics, host: str, port: int) -> int:
@@ -218,11 +236,13 @@ async def serve(
     http: str | None = None,
     cors_origins: Sequence[str] = (),
     sizes: CacheSizes | None = None,
+    bounds: Bounds | None = None,
 ) -> None:
     """Serve until SIGINT or SIGTERM, then stop gracefully (the engine workers start at once). ``http``:
     also serve Connect and gRPC-Web on that HOST:PORT (service/http/), ``cors_origins`` allowed there;
-    ``sizes``: the bounds of the live games kept in memory."""
-    running = await start(address, store, tls=tls, limits=limits, workers=workers, metrics=metrics, sizes=sizes)
+    ``sizes``: the bounds of the live games kept in memory; ``bounds``: admission control's."""
+    running = await start(address, store, tls=tls, limits=limits, workers=workers, metrics=metrics, sizes=sizes,
+                          bounds=bounds)
     if http is not None:
         from cardgames.service.http.server import start_http  # (it imports this module)
 
@@ -240,6 +260,8 @@ async def serve(
     if limits is not None:
         extras.append(f"limit {limits.rate:g}/s burst {limits.burst:g} per caller, "
                       f"{limits.per_address:g}/s per address")
+    if bounds is not None:
+        extras.append(f"at most {bounds.max_in_flight} calls in flight")
     pool = running.games.pool
     extras.append(f"{pool.size} engine worker{'s' if pool.size != 1 else ''}, deadline {pool.deadline:g}s")
     cache = running.games.cache

@@ -1,7 +1,7 @@
 """``cardgames serve [--address HOST:PORT] [--http HOST:PORT|off] [--cors-origin ORIGIN] [--store URL] ...``.
 
-(... ``[--tls-cert F --tls-key F] [--rate-limit N] [--metrics HOST:PORT] [--log-format text|json]
-[--max-live-games N] [--max-finished-games N] [--idle-evict-seconds S]``.)
+(... ``[--tls-cert F --tls-key F] [--rate-limit N] [--max-in-flight N] [--queue-wait MS] [--metrics HOST:PORT]``
+``[--log-format text|json] [--max-live-games N] [--max-finished-games N] [--idle-evict-seconds S]``.)
 Native gRPC on ``--address``; Connect and gRPC-Web (and the page at /) on ``--http``
 (service/http/), in the same process over the same store.
 A malformed address or a port past 65535 exits with code 2, an address this process cannot
@@ -22,6 +22,7 @@ import typer
 
 from cardgames.engine.core.echo import echo
 from cardgames.service import logs
+from cardgames.service.admission import Bounds
 from cardgames.service.games.cache import IDLE_EVICT_SECONDS, MAX_FINISHED, MAX_LIVE, CacheSizes
 from cardgames.service.guards import Limits
 from cardgames.service.http.server import DEFAULT_HTTP_ADDRESS
@@ -94,6 +95,15 @@ def serve_command(
     max_streams: int = typer.Option(
         64, "--max-streams", envvar="CARDGAMES_MAX_STREAMS", help="Open Watch streams per caller."
     ),
+    max_in_flight: int = typer.Option(
+        Bounds.max_in_flight, "--max-in-flight", envvar="CARDGAMES_MAX_IN_FLIGHT", min=0,
+        help="Calls worked on at once (admission control: more wait briefly or are refused with "
+        "RESOURCE_EXHAUSTED and a retry hint; reads get 3/4 of them, one caller 1/4; 0: no bound).",
+    ),
+    queue_wait: float = typer.Option(
+        Bounds.max_wait * 1000, "--queue-wait", envvar="CARDGAMES_QUEUE_WAIT", min=0.0,
+        help="Milliseconds a call may wait for a slot when all are taken (a read: half), never past its deadline.",
+    ),
     workers: int = typer.Option(
         0, "--workers", envvar="CARDGAMES_WORKERS", min=0,
         help="Engine worker processes for costly listings and bot decisions (0: one less than the CPUs, 1-4).",
@@ -156,6 +166,7 @@ def serve_command(
         typer.echo(f"cardgames serve: {build.describe()}", err=True)  # (stdout starts with the serving line)
     limits = (Limits(rate_limit, rate_burst or 2 * rate_limit, max_streams, address_limit or None)
               if rate_limit > 0 else None)
+    bounds = Bounds(max_in_flight=max_in_flight, max_wait=queue_wait / 1000) if max_in_flight > 0 else None
     try:
         event_store = EventStore(store_environment(store))
     except StoreError as error:
@@ -164,7 +175,7 @@ def serve_command(
     try:
         asyncio.run(serve(address, event_store, lambda line: typer.echo(line, err=False), tls=tls, limits=limits,
                           workers=Workers(workers or None, work_deadline), metrics=metrics, http=web,
-                          cors_origins=cors_origin, sizes=sizes))
+                          cors_origins=cors_origin, sizes=sizes, bounds=bounds))
     except CannotListen as error:
         typer.echo(f"cardgames serve: {error}", err=True)
         raise typer.Exit(code=1) from None

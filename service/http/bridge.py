@@ -146,6 +146,14 @@ class HttpContext:
     def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
         return tuple(self.ctx.request_headers.allitems())
 
+    def time_remaining(self) -> float | None:
+        """Seconds to the call's deadline (its Connect timeout), None without one."""
+        millis = self.ctx.timeout_ms
+        return None if millis is None else millis / 1000
+
+    def cancelled(self) -> bool:
+        return False  # (a Connect handler's task is cancelled when its client goes)
+
     def peer(self) -> str:
         address = self.ctx.client_address or ""
         return f"ipv6:[{address.rpartition(':')[0]}]:0" if address.count(":") > 1 else f"ipv4:{address}"

@@ -81,7 +81,7 @@ def applications(running: Running) -> list[Any]:
     games = running.games
     #: The gRPC server's interceptors that HTTP calls go through too, outermost first (service/http/bridge.py).
     meter = running.metrics.interceptor if running.metrics is not None else None
-    guards = tuple(guard for guard in (meter, running.rate_limit) if guard is not None)
+    guards = tuple(guard for guard in (meter, running.rate_limit, running.admission) if guard is not None)
     found: list[Any] = [
         game_service_connect.GameServiceASGIApplication(
             cast(Any, Bridge(GameServiceApi(games), service(game_service_pb2, "GameService"), guards)),
