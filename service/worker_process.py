@@ -49,7 +49,10 @@ def page_of(commands: Sequence[Any], offset: int, end: int, seconds: float) -> l
         start = offset + len(page)
         left = deadline - now  # (infinite when the caller sets no limit)
         stop = end if left >= first * (end - start) else start + max(1, int(left / first))
-        page += make_page(commands, start, stop)
+        more = make_page(commands, start, stop)
+        if not more:
+            break  # (``end`` past the listing's end)
+        page += more
     return page
 
 

@@ -10,6 +10,7 @@ floor's own selections.
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any
 
@@ -98,6 +99,8 @@ def test_the_service_page_stops_at_its_time_and_goes_on_from_there() -> None:
     assert page_of(listing, 500, 1500, 10.0) == _by_index(state, 1, 500, 1500)
     short = page_of(seep.legal_commands(state, 1), 500, 1500, 0.0)
     assert 1 <= len(short) <= 1000 and short == _by_index(state, 1, 500, 500 + len(short))
+    total = len(listing)
+    assert page_of(listing, total - 5, total + 100, math.inf) == _by_index(state, 1, total - 5, total)  # past the end
 
 
 @st.composite
