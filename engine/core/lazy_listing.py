@@ -6,7 +6,8 @@ object would cost more than the rest of the playout. A game may then answer
 ``legal_commands`` with a :class:`Listing`: an immutable sequence of parts, each a list
 of ready commands or a :class:`Family` that knows its length, makes the command at an
 index and finds a command's index. ``len``, indexing (``random.choice``), ``in`` and
-``index`` cost a walk each; iterating makes every command, as a list would have.
+``index`` cost a walk each; a run of consecutive commands (:meth:`Listing.page`, a slice) costs
+one walk per family it touches; iterating makes every command, as a list would have.
 
 The order is the order the eager list would have had, so a seeded bot picks the same
 commands either way. A command once made at an index is kept: the same index gives the
