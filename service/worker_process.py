@@ -20,6 +20,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 from typing import IO, Any
 
+from cardgames.engine.core.lazy_listing import page as make_page
+
 #: How much lower a worker's scheduling priority is than the server's (19: the lowest).
 NICENESS = 19
 #: Listings a worker keeps for the pages and picks that follow (a crowded count's memo is megabytes).
@@ -29,16 +31,28 @@ FRAME = struct.Struct("!Q")
 
 
 def page_of(commands: Sequence[Any], offset: int, end: int, seconds: float) -> list[Any]:
-    """``commands[offset:end]``, made one by one, stopping once they have taken ``seconds`` of CPU
-    time (one command at least): a lazy listing makes each command by a walk over its counts. (CPU
-    time, not the wall clock: a worker runs at a lower priority, and on a busy machine waits.)"""
-    page: list[Any] = []
+    """``commands[offset:end]``, stopping once they have taken ``seconds`` of CPU time (one command at
+    least). A lazy listing makes a run of commands in one walk over its counts
+    (:func:`cardgames.engine.core.lazy_listing.page`), where making one costs a walk: the first
+    command is made alone, and each further run is as long as the time left allows at that first
+    command's cost (on any floor of the default rules, the whole page at once). (CPU time, not the
+    wall clock: a worker runs at a lower priority, and on a busy machine waits.)"""
     clock = time.thread_time
-    deadline = clock() + seconds
-    for index in range(offset, end):
-        page.append(commands[index])
-        if clock() > deadline:
+    began = clock()
+    deadline = began + seconds
+    page = make_page(commands, offset, min(end, offset + 1))
+    first = clock() - began  # what a walk costs at most: a longer run costs less a command
+    while offset + len(page) < end:
+        now = clock()
+        if now > deadline:
             break
+        start = offset + len(page)
+        left = deadline - now  # (infinite when the caller sets no limit)
+        stop = end if left >= first * (end - start) else start + max(1, int(left / first))
+        more = make_page(commands, start, stop)
+        if not more:
+            break  # (``end`` past the listing's end)
+        page += more
     return page
 
 

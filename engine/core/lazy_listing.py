@@ -6,7 +6,8 @@ object would cost more than the rest of the playout. A game may then answer
 ``legal_commands`` with a :class:`Listing`: an immutable sequence of parts, each a list
 of ready commands or a :class:`Family` that knows its length, makes the command at an
 index and finds a command's index. ``len``, indexing (``random.choice``), ``in`` and
-``index`` cost a walk each; iterating makes every command, as a list would have.
+``index`` cost a walk each; a run of consecutive commands (:meth:`Listing.page`, a slice) costs
+one walk per family it touches; iterating makes every command, as a list would have.
 
 The order is the order the eager list would have had, so a seeded bot picks the same
 commands either way. A command once made at an index is kept: the same index gives the
@@ -37,6 +38,11 @@ class Family(Protocol):
         """Every command of the family, made, in order."""
         ...
 
+    def page(self, start: int, stop: int) -> list[Any]:
+        """The commands at ``start`` up to ``stop`` (0 <= start <= stop <= len), made in order by one
+        walk, not by a walk per command."""
+        ...
+
 
 class Listing(Sequence[Any]):
     """Legal commands as parts: lists of ready commands and families made on demand."""
@@ -64,7 +70,10 @@ class Listing(Sequence[Any]):
 
     def __getitem__(self, index: int | slice) -> Any:
         if isinstance(index, slice):
-            return [self[at] for at in range(*index.indices(self._length))]
+            start, stop, step = index.indices(self._length)
+            if step == 1:
+                return self.page(start, stop)
+            return [self[at] for at in range(start, stop, step)]
         if index < 0:
             index += self._length
         if not 0 <= index < self._length:
@@ -79,6 +88,32 @@ class Listing(Sequence[Any]):
             return part[offset]
         made = self._made[index] = part.at(offset)
         return made
+
+    def page(self, start: int, stop: int) -> list[Any]:
+        """The commands at ``start`` up to ``stop`` (clipped to the listing), as ``self[start:stop]``
+        gives them, but each family's made in one walk (:meth:`Family.page`): a page of a crowded
+        Seep floor's builds costs its commands and two walks, not a walk per command. A command
+        already made at its index is the same object again; the others are not kept (as in
+        iterating: a page of commands goes on the wire, ``decide`` finds them by equality)."""
+        start, stop = max(start, 0), min(stop, self._length)
+        out: list[Any] = []
+        if start >= stop:
+            return out
+        parts, starts = self._parts, self._starts
+        at = bisect_right(starts, start) - 1
+        first = start
+        while start < stop:
+            part, base = parts[at], starts[at]
+            end = min(stop - base, len(part))
+            out += part[start - base:end] if isinstance(part, list) else part.page(start - base, end)
+            start = base + end
+            at += 1
+        made = self._made
+        if made:
+            for index, command in made.items():
+                if first <= index < stop:
+                    out[index - first] = command
+        return out
 
     def __iter__(self) -> Iterator[Any]:
         for part in self._parts:
@@ -150,6 +185,13 @@ def index_in(items: list[Any], item: object) -> int:
         return items.index(item)
     except ValueError:
         return -1
+
+
+def page(commands: Sequence[Any], start: int, stop: int) -> list[Any]:
+    """``commands[start:stop]`` as a list: of a :class:`Listing`, made in one walk per family."""
+    if isinstance(commands, Listing):
+        return commands.page(start, stop)
+    return list(commands[start:stop])
 
 
 def spread(commands: Sequence[Any], at_most: int) -> Sequence[Any]:

@@ -49,6 +49,10 @@ class Captures:
         card = self.card
         return [_CAPTURE(card, groups) for groups in self.selections.all()]
 
+    def page(self, start: int, stop: int) -> list[Any]:
+        card = self.card
+        return [_CAPTURE(card, groups) for groups in self.selections.page(start, stop)]
+
 
 class Run:
     """The HOUSE moves of a card of one value to one house value ``target`` with every set of
@@ -99,6 +103,25 @@ class Run:
                 return self.floor.cards_of(own), rests[index] if isinstance(rests, list) else rests.at(index)
             index -= size
         raise IndexError("build index out of range")
+
+    def page_into(self, out: list[Any], card: str, start: int, stop: int) -> None:
+        """Append to ``out`` the moves at ``start`` up to ``stop`` with ``card``, made as one walk over
+        the sets (those before the page skipped by their counts), each set's choices as one page."""
+        target = self.target
+        floor = self.floor
+        for own in self.owns:
+            if stop <= 0:
+                return
+            size = self._size(own)
+            if start < size:
+                head = ((card,) + floor.cards_of(own),)  # noqa: RUF005
+                end = min(stop, size)
+                for rest in _page_of(self.rests(own), start, end, head):
+                    out.append(_BUILD(card, target, rest))
+                start = 0
+            else:
+                start -= size
+            stop -= size
 
     def index(self, own: tuple[str, ...], rest: Grouping) -> int:
         """Where the move with the own set ``own`` and further groups ``rest`` stands, or -1."""
@@ -185,6 +208,29 @@ class Builds:
                 return shapes.starts[at] + found if found >= 0 else -1
         return -1
 
+    def page(self, start: int, stop: int) -> list[Any]:
+        """The moves at ``start`` up to ``stop``, made in one walk per shape (not one per move)."""
+        shapes = self.shapes
+        card = self.card
+        out: list[Any] = []
+        parts, starts = shapes.parts, shapes.starts
+        at = max(bisect_right(starts, start) - 1, 0)
+        while at < len(parts) and start < stop:
+            part = parts[at]
+            base = starts[at]
+            if isinstance(part, Run):
+                part.page_into(out, card, start - base, stop - base)
+                size = part.total
+            else:
+                value, own, rests = part
+                size = len(rests)
+                head = ((card,) + own,)  # noqa: RUF005
+                for rest in _page_of(rests, start - base, min(stop - base, size), head):
+                    out.append(_BUILD(card, value, rest))
+            start = base + size
+            at += 1
+        return out
+
     def commands(self) -> list[Any]:
         card = self.card
         out: list[Any] = []
@@ -194,6 +240,13 @@ class Builds:
                 for rest in rests if isinstance(rests, list) else rests.all():
                     out.append(_BUILD(card, value, head + rest))
         return out
+
+
+def _page_of(rests: Groupings, start: int, stop: int, head: Grouping) -> list[Grouping]:
+    """``head`` followed by each of a shape's choices at ``start`` up to ``stop``."""
+    if isinstance(rests, list):
+        return [head + rest for rest in rests[start:stop]]
+    return rests.page(start, stop, head)
 
 
 def _index_in(rests: Groupings, rest: Grouping) -> int:

@@ -204,13 +204,18 @@ class Floor:
 
     def _made(self, target: int, avail: int, maximal: bool, merged: bool) -> list[Grouping]:
         """The selections made by the memoised enumeration (one memo per target and mode)."""
+        return self._select(target, avail, 1, maximal, merged, self._memo_of(target, maximal, merged),
+                            self._lows(target))
+
+    def _memo_of(self, target: int, maximal: bool, merged: bool) -> dict[int, list[Grouping]]:
+        """The memo of :meth:`_select` for one target and mode (made on first use)."""
         memos = self._memo
         if memos is None:
             memos = self._memo = {}
         memo = memos.get((target, maximal, merged))
         if memo is None:
             memo = memos[(target, maximal, merged)] = {}
-        return self._select(target, avail, 1, maximal, merged, memo, self._lows(target))
+        return memo
 
     def tally(self, target: int, maximal: bool, merged: bool) -> Tally:
         """The counter of selections of ``target``-groups (one per target and mode, made on first use)."""
@@ -296,6 +301,71 @@ class Floor:
             raise IndexError("selection index out of range")
         return tuple(taken)
 
+    def selection_page(
+        self, target: int, avail: int, maximal: bool, merged: bool, start: int, stop: int, head: Grouping,
+    ) -> list[Grouping]:
+        """``head`` followed by each selection at ``start`` up to ``stop`` of :meth:`groupings`
+        (0 <= start <= stop <= its length), made in one walk: down the counts to ``start``, as
+        :meth:`nth_selection` does, then on through the choices in order. A choice whose
+        selections all fall inside the page is made by the memoised enumeration
+        (:meth:`_select`: its tails are shared), so a page costs two walks (its two ends) and
+        the tuples of its selections, where making each by index cost a walk apiece."""
+        out: list[Grouping] = []
+        if start >= stop:
+            return out
+        tally = self.tally(target, maximal, merged)
+        counts = tally.counts
+        have, weight = counts.have(avail), counts.weight(avail)
+        walk = _Walk(tally, self._memo_of(target, maximal, merged), self._lows(target), counts.units, counts.steps)
+        self._page(out, walk, target, maximal, merged, avail, have, weight, 1, tally._count(have, weight, 1, 1),
+                   start, stop - start, head)
+        return out
+
+    def _page(
+        self, out: list[Grouping], walk: _Walk, target: int, maximal: bool, merged: bool, rem: int, have: int,
+        weight: int, sums: int, count: int, skip: int, want: int, head: Grouping,
+    ) -> None:
+        """Append to ``out`` the selections ``skip`` up to ``skip + want`` (at most ``count``, how many
+        there are) within the cards ``rem`` (``have``, ``weight``: their multiset, see :class:`Counts`)
+        when the cards left out reach ``sums``, each after ``head``: the choices of the lowest card in
+        :meth:`nth_selection`'s order, those before the page skipped by their counts."""
+        if not skip and count <= want:
+            tails = self._select(target, rem, sums, maximal, merged, walk.memo, walk.lows)
+            if head:
+                out += [head + tail for tail in tails]
+            else:
+                out += tails
+            return
+        tally, units, steps = walk.tally, walk.units, walk.steps
+        low = (rem & -rem).bit_length() - 1
+        skipped = _left_out(self.values[low], target, sums, maximal, merged)
+        groups = walk.lows[low]
+        for at in range(-1, len(groups)):  # the lowest card left out, or each of its groups taken
+            if at < 0:
+                if skipped < 0:
+                    continue
+                taken, after = 1 << low, skipped
+            else:
+                taken, after = groups[at], sums
+                if taken & rem != taken:
+                    continue
+            rest_have, rest_weight, cards = have, weight, taken
+            while cards:
+                card = (cards & -cards).bit_length() - 1
+                rest_have -= units[card]
+                rest_weight -= steps[card]
+                cards &= cards - 1
+            size = tally._count(rest_have, rest_weight, after, 1)
+            if skip >= size:
+                skip -= size
+                continue
+            self._page(out, walk, target, maximal, merged, rem & ~taken, rest_have, rest_weight, after, size, skip,
+                       want, head if at < 0 else head + (self.cards_of(taken),))  # noqa: RUF005
+            want -= size - skip
+            skip = 0
+            if want <= 0:
+                return
+
     def leaves_all(self, target: int, avail: int, maximal: bool, merged: bool) -> bool:
         """Whether taking no group at all is a selection (the first, when it is one): always,
         unless maximality forbids leaving some group of ``avail``."""
@@ -365,6 +435,19 @@ class Floor:
             for group in self.adding_to(target):
                 found[int(group & -group).bit_length() - 1].append(group)
         return found
+
+
+class _Walk:
+    """What a walk of :meth:`Floor.selection_page` reads at every step, passed down as one argument."""
+
+    def __init__(
+        self, tally: Tally, memo: dict[int, list[Grouping]], lows: list[list[int]], units: list[int], steps: list[int],
+    ) -> None:
+        self.tally = tally
+        self.memo = memo
+        self.lows = lows
+        self.units = units
+        self.steps = steps
 
 
 def _left_out(value: int, target: int, sums: int, maximal: bool, merged: bool) -> int:
@@ -808,6 +891,14 @@ class Selections:
         if not 0 <= index < self.count:
             raise IndexError("selection index out of range")
         return self.floor.nth_selection(self.target, self.avail, self.maximal, self.merged, self.first + index)
+
+    def page(self, start: int, stop: int, head: Grouping = ()) -> list[Grouping]:
+        """``head`` followed by each selection at ``start`` up to ``stop`` (clipped to the
+        selections there are), made in one walk (:meth:`Floor.selection_page`)."""
+        start, stop = max(start, 0), min(stop, self.count)
+        first = self.first
+        return self.floor.selection_page(self.target, self.avail, self.maximal, self.merged, first + start,
+                                         first + stop, head)
 
     def index(self, groups: Grouping) -> int:
         """Where ``groups`` stands among these selections, or -1."""
