@@ -460,9 +460,10 @@ def _used_suits(chosen: Sequence[Candidate], suit_rule: str) -> str:
 
 
 #: Per rank: the suits held as bits (bit i for ``SUITS[i]``), the cards held; per suit: the run
-#: positions held as bits; the naturals and the jokers. Built card by card (bits only ever get
-#: set, so adding cards needs no per-code count).
-Tally = tuple[list[int], list[int], list[int], int, int]
+#: positions held as bits; the naturals and the jokers; per suit: the run positions held at least
+#: twice (several packs). Built card by card (bits only ever get set, so adding cards needs no
+#: per-code count: a card whose positions are already held is a second copy).
+Tally = tuple[list[int], list[int], list[int], int, int, list[int]]
 
 #: How many suits each 4-bit suit set holds.
 _SUIT_COUNT: Final = tuple(bin(bits).count("1") for bits in range(16))
@@ -472,8 +473,10 @@ def tally(cards: Iterable[str], base: Tally | None = None) -> Tally:
     """The :data:`Tally` of ``cards`` (added to a copy of ``base``)."""
     if base is None:
         suits_of, copies_of, masks, naturals, jokers = [0] * len(RANKS), [0] * len(RANKS), [0] * len(SUITS), 0, 0
+        doubles = [0] * len(SUITS)
     else:
         suits_of, copies_of, masks, naturals, jokers = base[0][:], base[1][:], base[2][:], base[3], base[4]
+        doubles = base[5][:]
     packed = _PACKED
     for card in cards:
         fact = packed.get(card, -1)
@@ -482,11 +485,13 @@ def tally(cards: Iterable[str], base: Tally | None = None) -> Tally:
             continue
         rank = fact & 15
         suit = fact >> 4 & 3
+        bits = fact >> 6
         suits_of[rank] |= 1 << suit
         copies_of[rank] += 1
-        masks[suit] |= fact >> 6
+        doubles[suit] |= masks[suit] & bits
+        masks[suit] |= bits
         naturals += 1
-    return suits_of, copies_of, masks, naturals, jokers
+    return suits_of, copies_of, masks, naturals, jokers, doubles
 
 
 #: :data:`_FACTS` packed in one int per code (rank index in bits 0-3, suit index in bits 4-5, the
@@ -502,7 +507,7 @@ def feasible(counts: Counts, jokers: int, shape: Shape, taken_suits: str = "") -
     the minimum length in its suit lacks (runs may not take ``taken_suits``). The cheapest
     choices together may not need more jokers than the hand holds.
     """
-    suits_of, copies_of, masks = [0] * len(RANKS), [0] * len(RANKS), [0] * len(SUITS)
+    suits_of, copies_of, masks, doubles = [0] * len(RANKS), [0] * len(RANKS), [0] * len(SUITS), [0] * len(SUITS)
     naturals = 0
     facts = _FACTS
     for code, number in counts.items():
@@ -511,13 +516,15 @@ def feasible(counts: Counts, jokers: int, shape: Shape, taken_suits: str = "") -
             suits_of[rank] |= 1 << suit
             copies_of[rank] += number
             masks[suit] |= bits
+            if number > 1:
+                doubles[suit] |= bits
             naturals += number
-    return feasible_tally((suits_of, copies_of, masks, naturals, jokers), shape, taken_suits)
+    return feasible_tally((suits_of, copies_of, masks, naturals, jokers, doubles), shape, taken_suits)
 
 
 def feasible_tally(held: Tally, shape: Shape, taken_suits: str = "") -> bool:
     """:func:`feasible` for a hand already tallied (:func:`tally`)."""
-    suits_of, copies_of, masks, naturals, jokers = held
+    suits_of, copies_of, masks, naturals, jokers, doubles = held
     sets, runs = shape.sets, shape.runs
     if naturals < sets + runs or naturals + jokers < 3 * sets + shape.min_run * runs:
         return False
@@ -530,7 +537,7 @@ def feasible_tally(held: Tally, shape: Shape, taken_suits: str = "") -> bool:
         if need > jokers:
             return False  # (costs are never negative: the runs cannot help)
     if runs:
-        run_costs = _run_costs(masks, shape, taken_suits)
+        run_costs = _run_costs(masks, doubles, shape, taken_suits)
         if len(run_costs) < runs:
             return False
         need += sum(run_costs[:runs])
@@ -568,9 +575,16 @@ def _set_costs(suits_of: Sequence[int], copies_of: Sequence[int], jokers: int, s
     return costs
 
 
-def _run_costs(masks: Sequence[int], shape: Shape, taken_suits: str) -> list[int]:
+def _run_costs(masks: Sequence[int], doubles: Sequence[int], shape: Shape, taken_suits: str) -> list[int]:
     """The joker costs of the runs the hand could make, cheapest first: the best windows of the
-    minimum length per suit (one per suit when runs may not share a suit)."""
+    minimum length per suit (one per suit when runs may not share a suit).
+
+    Runs of one suit that may overlap (``allowed``) may also share a window, each taking one copy
+    of its cards: m runs in one window hold at most its positions held plus, m - 1 times over, its
+    positions held twice (``doubles``; a third copy is counted as a second, so the bound stays a
+    lower one). So a suit also offers, runs - 1 times, the costs of its windows over ``doubles``,
+    and runs - 1 windows of no natural at all (cost ``min_run``: two runs in one window may take
+    different positions each) keep a short list from ruling the runs out."""
     if taken_suits:
         masks = [0 if suit in taken_suits else mask for suit, mask in zip(SUITS, masks, strict=True)]
     if shape.naturals != "one":
@@ -579,13 +593,17 @@ def _run_costs(masks: Sequence[int], shape: Shape, taken_suits: str) -> list[int
         masks = [mask if (mask & ~(1 << 14)).bit_count() >= least else 0 for mask in masks]
     costs: list[int] = []
     forbidden = shape.suit_rule == "forbidden"
-    for mask in masks:
+    again = shape.runs - 1 if shape.suit_rule == "allowed" else 0
+    for mask, double in zip(masks, doubles, strict=True):
         if mask:
             cheapest = _window_costs(mask, shape.min_run)
             if forbidden:
                 costs.append(cheapest[0])
             else:
                 costs += cheapest
+                if again > 0:
+                    costs += (_window_costs(double, shape.min_run) if double else ()) * again
+                    costs += [shape.min_run] * again
     costs.sort()
     return costs
 
