@@ -62,6 +62,8 @@ EVICTION_TAIL = 16
 SWEEP_EVERY = 30.0
 #: Snapshots of leaving games written at once.
 SNAPSHOTS_AT_ONCE = 64
+#: How often :meth:`LiveGames.cached` tries to copy the cache while another thread changes it.
+COPY_ATTEMPTS = 20
 log = logging.getLogger(__name__)
 
 
@@ -135,7 +137,16 @@ class LiveGames:
         return self._live.get(game_id if isinstance(game_id, UUID) else game_uuid(game_id))
 
     def cached(self) -> list[LiveGame]:
-        """Every cached game (a copy: safe to go through while the event loop adds one)."""
+        """Every cached game (a copy: safe to go through while the event loop adds one).
+
+        Called from other threads too (the metrics scrape): a garbage collection while the list is
+        made can hand the interpreter to the loop's thread, which may change the cache meanwhile
+        (``RuntimeError: OrderedDict mutated during iteration``); the copy is then made again."""
+        for _ in range(COPY_ATTEMPTS - 1):
+            try:
+                return list(self._live.values())
+            except RuntimeError:
+                continue
         return list(self._live.values())
 
     def watched(self) -> list[LiveGame]:

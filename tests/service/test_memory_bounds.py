@@ -317,3 +317,29 @@ async def test_a_server_evicts_idle_games_by_itself_and_serves_them_again(tmp_pa
             assert after == before
     finally:
         await running.stop(grace=None)
+
+
+class _ChangedOnce(dict):
+    """A cache whose first copies fail as when the loop's thread changes it during a scrape."""
+
+    def __init__(self, failures: int, *args: Any) -> None:
+        super().__init__(*args)
+        self.failures = failures
+
+    def values(self) -> Any:
+        if self.failures:
+            self.failures -= 1
+            raise RuntimeError("OrderedDict mutated during iteration")
+        return super().values()
+
+
+async def test_a_copy_of_the_cache_made_while_another_thread_changes_it_is_made_again() -> None:
+    games = Games(EventStore.from_url("memory:"))
+    made = await games.create(GAME, {}, None, seed=SEED)
+    live = games.cache.cached()
+    assert len(live) == 1
+    games.cache._live = _ChangedOnce(3, {UUID(made.game_id): live[0]})  # type: ignore[assignment]
+    assert games.cache.cached() == live
+    games.cache._live = _ChangedOnce(100, {UUID(made.game_id): live[0]})  # type: ignore[assignment]
+    with pytest.raises(RuntimeError):
+        games.cache.cached()
