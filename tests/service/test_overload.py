@@ -162,7 +162,12 @@ async def test_a_flood_of_create_game_is_refused_for_its_caller_alone(tmp_path: 
         await flood_channel.close()
         await running.stop(grace=None)
     assert all(len(accepted) == 10 for _, _, accepted in played)
-    assert sum(players.refused.values()) == 0, players.refused  # everyone else plays on
+    # Everyone else plays on: no command of theirs is refused; their reads may be shed a little when
+    # the host itself is short of CPU (the load signal is the process's), never as the flooder is.
+    assert players.refused["SubmitCommand"] == 0, players.refused
+    players_share = sum(players.refused.values()) / sum(players.calls.values())
+    flood_share = flood["refused"] / (flood["refused"] + flood["OK"])
+    assert players_share <= 0.1 and players_share < flood_share / 2, (players.refused, players.calls, flood)
     assert flood["refused"] > 0 and flood["OK"] > 0, flood  # its share of the slots, no more
 
 
