@@ -66,6 +66,9 @@ STREAMS: Final = frozenset({f"/{SERVICE_NAME}/Watch"})
 QUANTUM: Final = 0.005
 #: Callers whose deadline slack is kept (the least recently seen go first): about 10 MB full.
 MAX_CALLERS: Final = 100_000
+#: Seconds after its last call that a caller's deadline slack is forgotten (a finished match's seats
+#: call no more: without this the table would only shrink at ``MAX_CALLERS``).
+CALLER_MEMORY: Final = 600.0
 
 
 class Kind(Enum):
@@ -160,8 +163,9 @@ class Admission:
         self.lag = 0.0
         #: How long calls recently waited before they reached admission (seconds, estimated).
         self.delay = 0.0
-        #: Per caller, the most time to its deadline one of its calls had on arrival (recent): see :meth:`waited`.
-        self.slack: OrderedDict[Key, float] = OrderedDict()
+        #: Per caller, the most time to its deadline one of its calls had on arrival (recent), and when it
+        #: last called (the clock's seconds), least recently seen first: see :meth:`waited`.
+        self.slack: OrderedDict[Key, tuple[float, float]] = OrderedDict()
 
     @property
     def queued(self) -> int:
@@ -234,21 +238,35 @@ class Admission:
         reference, and this call waited what it has less, but for the precision of the timeout's
         encoding on the wire (``QUANTUM``: gRPC rounds 29.5 s up to 30 s, 30 s to 30.1 s). The
         reference follows a caller whose timeouts shrink (1% of the difference a call) or grow (a
-        ``QUANTUM`` a call at most); at most ``MAX_CALLERS`` callers are kept.
+        ``QUANTUM`` a call at most); a caller is forgotten ``CALLER_MEMORY`` seconds after its last call,
+        and at most ``MAX_CALLERS`` are kept.
         """
-        best = self.slack.get(caller)
+        now = self.clock()
+        seen = self.slack.get(caller)
+        best = None if seen is None else seen[0]
         waited = 0.0 if best is None else max(0.0, best - remaining - best * QUANTUM)
-        if best is None and len(self.slack) >= MAX_CALLERS:
-            self.slack.popitem(last=False)
         if best is None:
-            self.slack[caller] = remaining
+            reference = remaining
         elif remaining > best:  # up slowly: one call sent with a timeout rounded up a second is no reference
-            self.slack[caller] = min(remaining, best * (1 + QUANTUM))
+            reference = min(remaining, best * (1 + QUANTUM))
         else:
-            self.slack[caller] = best - (best - remaining) * 0.01
+            reference = best - (best - remaining) * 0.01
+        self.slack[caller] = (reference, now)
         self.slack.move_to_end(caller)
+        self._forget_callers(now)
         self.delay += (waited - self.delay) * 0.05  # the mean: a few late calls are no overload
         return waited
+
+    def _forget_callers(self, now: float) -> None:
+        """Drop the callers not seen for ``CALLER_MEMORY`` seconds, and the least recent beyond ``MAX_CALLERS``."""
+        slack = self.slack
+        while len(slack) > MAX_CALLERS:
+            slack.popitem(last=False)
+        while slack:
+            oldest = next(iter(slack.values()))
+            if now - oldest[1] <= CALLER_MEMORY:
+                return
+            slack.popitem(last=False)
 
     async def watch_lag(self, every: float = 0.02) -> None:
         """Measure the event loop's lag for ever (a task's body): how late a sleep of ``every`` wakes."""

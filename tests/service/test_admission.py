@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from cardgames.service.admission import Admission, Bounds, Kind, Refused, kind_of
+from cardgames.service.admission import CALLER_MEMORY, Admission, Bounds, Kind, Refused, kind_of
 
 
 class Clock:
@@ -165,7 +165,7 @@ async def test_calls_that_waited_to_reach_the_server_make_it_refuse_reads_then_w
     assert gate.waited("a", 30.0) == 0.0  # a caller's first call: nothing to compare with
     assert gate.waited("a", 29.9) == 0.0  # within the precision of a 30 s timeout on the wire
     gate.waited("a", 31.0)  # one call whose timeout was rounded up a second: not the reference at once
-    assert gate.slack["a"] < 30.2
+    assert gate.slack["a"][0] < 30.2
     for _ in range(30):  # its calls arrive with a second less than the best of them: they waited a second
         assert gate.waited("a", 29.0) == pytest.approx(1.0, abs=0.5)
     with pytest.raises(Refused) as refused:
@@ -178,3 +178,17 @@ async def test_calls_that_waited_to_reach_the_server_make_it_refuse_reads_then_w
     for _ in range(100):  # the waits end: the estimate falls back and reads are admitted again
         gate.waited("c", 30.0)
     await gate.enter("b", Kind.READ)
+
+
+def test_callers_that_stopped_calling_are_forgotten() -> None:
+    """The seats of finished matches call no more: their deadline slack leaves the table (flat memory)."""
+    gate, clock = admission(max_in_flight=8)
+    for match in range(100):
+        for seat in range(4):
+            gate.waited(f"{match}/{seat}", 30.0)
+        clock.now += CALLER_MEMORY / 50  # fifty matches' seats within the memory
+    assert 50 * 4 <= len(gate.slack) <= 51 * 4
+    gate.waited("99/0", 30.0)  # a caller that calls again keeps its reference
+    clock.now += CALLER_MEMORY - 1
+    gate.waited("late", 30.0)
+    assert set(gate.slack) == {"99/0", "late"}
