@@ -19,8 +19,11 @@ the client processes on the same cores do not hide its cost) and the server's an
 use, latency of admitted calls (SubmitCommand's and all calls' p50/p99, ms, seen by the
 client), refusals by code (retried), errors by code (not retried), matches finished, and the
 server's resident memory (RSS): at the start of the window, at its end, its maximum (sampled
-every ``--sample`` s). ``--soak SECONDS`` measures one level that long and adds the RSS slope
-(MiB per minute, least squares over the samples).
+every ``--sample`` s). ``--soak SECONDS`` measures one level that long after a warm-up of 900 s
+unless ``--warmup`` says otherwise (the matches all begin within the first seconds: the process
+fills up for about ten minutes, see docs/operations.md) and adds the RSS slope (MiB per minute,
+least squares over the samples), the warm-up's RSS samples, and a verdict: FLAT when the growth
+the slope gives over the window is within twice the samples' scatter about the line, else GROWING.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ import urllib.request
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from bench.load_bots import client, run_queue_seconds
@@ -112,6 +115,10 @@ class Result:
     rss_samples_mib: list[float]
     #: RSS slope over the window, MiB per minute (least squares).
     rss_slope_mib_per_min: float
+    #: The samples' standard deviation about the least-squares line, MiB (their scatter).
+    rss_scatter_mib: float = 0.0
+    #: RSS sampled during the warm-up, every --sample seconds.
+    rss_warmup_mib: list[float] = field(default_factory=list)
     #: Goodput over the first level's (same store, same run).
     ratio: float = 1.0
 
@@ -133,6 +140,8 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime (fields 14, 15)
 
 
+#: The warm-up of a soak unless --warmup is given: the process's fill-up after N matches begin at once.
+SOAK_WARMUP = 900.0
 _METRICS_AT = re.compile(r"metrics on http://[^/]+:(\d+)/metrics")
 #: The server's gauges sampled during a run (service/admission.py): work in hand and how late its loop runs.
 GAUGES = ("cardgames_calls_in_flight", "cardgames_calls_queued", "cardgames_event_loop_lag_seconds",
@@ -164,6 +173,19 @@ def _slope(samples: Sequence[tuple[float, float]]) -> float:
     return statistics.linear_regression([t for t, _ in samples], [m for _, m in samples]).slope * 60
 
 
+def _scatter(samples: Sequence[tuple[float, float]]) -> float:
+    """The standard deviation of (seconds, MiB) samples about their least-squares line, MiB."""
+    if len(samples) < 3 or len({t for t, _ in samples}) < 2:
+        return 0.0
+    line = statistics.linear_regression([t for t, _ in samples], [m for _, m in samples])
+    return statistics.stdev([m - (line.intercept + line.slope * t) for t, m in samples])
+
+
+def flat(result: Result) -> bool:
+    """Whether the RSS the soak saw is flat: the line's growth over the window within twice the scatter."""
+    return result.rss_slope_mib_per_min * result.seconds / 60 <= 2 * result.rss_scatter_mib
+
+
 def run_one(kind: str, matches: int, args: argparse.Namespace) -> Result:
     from cardgames.service.spawn import spawn_server
 
@@ -186,8 +208,10 @@ def run_one(kind: str, matches: int, args: argparse.Namespace) -> Result:
             ]
             for worker in workers:
                 worker.start()
+            warmup_rss = []
             while time.monotonic() < start + args.warmup:
-                time.sleep(0.05)
+                time.sleep(min(args.sample, max(0.0, start + args.warmup - time.monotonic())))
+                warmup_rss.append(round(server.rss_kib() / 1024, 1))
             began = time.monotonic()
             cpu_start, queued_start = cpu_seconds(server.pid), run_queue_seconds(server.pid)
             samples = [(0.0, server.rss_kib() / 1024)]
@@ -245,6 +269,7 @@ def run_one(kind: str, matches: int, args: argparse.Namespace) -> Result:
                         round(_quantile(lags, 0.99) * 1000, 1)),
         rss_start_mib=round(rss[0], 1), rss_end_mib=round(rss[-1], 1), rss_max_mib=round(max(rss), 1),
         rss_samples_mib=[round(x, 1) for x in rss], rss_slope_mib_per_min=round(_slope(samples), 2),
+        rss_scatter_mib=round(_scatter(samples), 2), rss_warmup_mib=warmup_rss,
     )
 
 
@@ -277,7 +302,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--duration", type=float, default=30.0, help="measured seconds (default 30)")
     parser.add_argument("--soak", type=float, default=None, metavar="SECONDS",
                         help="measure the first --matches level this long instead (RSS over time)")
-    parser.add_argument("--warmup", type=float, default=5.0, help="seconds before measuring (default 5)")
+    parser.add_argument("--warmup", type=float, default=None,
+                        help="seconds before measuring (default 5; with --soak 900)")
     parser.add_argument("--store", action="append", help="memory, sqlite, postgres or a URL (repeatable)")
     parser.add_argument("--pg", default="postgresql://postgres@127.0.0.1:5432/postgres",
                         help="PostgreSQL server for --store postgres (a fresh database is made there)")
@@ -293,6 +319,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     levels = args.matches or [100]
     if args.soak is not None:
         levels, args.duration = levels[:1], args.soak
+    if args.warmup is None:
+        args.warmup = SOAK_WARMUP if args.soak is not None else 5.0
     if min(levels) < 1 or args.duration <= 0 or args.clients < 1:
         parser.error("--matches, --duration, --soak and --clients must be positive")
     results = []
@@ -323,8 +351,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.soak is not None:
         for r in results:
             print(f"soak ({r.store}, {r.matches} matches, {r.seconds:g}s): RSS first {r.rss_start_mib} MiB, "
-                  f"last {r.rss_end_mib} MiB, max {r.rss_max_mib} MiB, slope {r.rss_slope_mib_per_min:+.2f} MiB/min; "
-                  f"samples {r.rss_samples_mib}")
+                  f"last {r.rss_end_mib} MiB, max {r.rss_max_mib} MiB, slope {r.rss_slope_mib_per_min:+.2f} MiB/min, "
+                  f"scatter {r.rss_scatter_mib:.2f} MiB: {'FLAT' if flat(r) else 'GROWING'}; "
+                  f"samples {r.rss_samples_mib}; warm-up samples {r.rss_warmup_mib}")
     if args.json:
         args.json.write_text(json.dumps([asdict(r) for r in results], indent=1))
     return 0 if not any(r.errors for r in results) else 1
