@@ -7,8 +7,8 @@ warmup (a herd of thousands of CreateGame at one instant is another test). Every
 seat token once the match has them (a real client holds one), so that each seat is a caller of
 its own to the server's admission control.
 
-A call refused with RESOURCE_EXHAUSTED is sent again after the server's hint
-(``grpc-retry-pushback-ms``, else RetryInfo, else 100 ms) with jitter (x1 to x1.5), at most
+A call refused with RESOURCE_EXHAUSTED is sent again after the server's hint, read and jittered as
+the clients do it (RetryInfo, else ``grpc-retry-pushback-ms``, else 100 ms; x1 to x1.5), at most
 ``RETRIES`` times: under overload the bots slow down instead of failing. Refusals are counted by
 code apart from errors; the latency figures are those of admitted calls (answered OK), each
 attempt timed on its own.
@@ -34,7 +34,6 @@ CALL_DEADLINE = 30.0
 MATCHES_PER_CHANNEL = 50
 #: Times a refused call is sent again before the bot gives it up (an error then).
 RETRIES = 200
-PUSHBACK = "grpc-retry-pushback-ms"
 
 
 @dataclass
@@ -71,26 +70,19 @@ def run_queue_seconds(pid: int | str) -> float:
 
 
 def pushback_seconds(error: Any) -> float:
-    """The wait a RESOURCE_EXHAUSTED refusal asks for: its pushback trailer, else its RetryInfo, else 0.1 s."""
-    from google.rpc import error_details_pb2
-    from grpc_status import rpc_status
+    """The wait a RESOURCE_EXHAUSTED refusal asks for, read as the clients read it (RetryInfo, else the
+    pushback trailer), else 0.1 s."""
+    from cardgames.clients.errors import RateLimited, from_rpc_error
 
-    for key, value in error.trailing_metadata() or ():
-        if key == PUSHBACK:
-            return max(0.0, int(value) / 1000)
-    status = rpc_status.from_call(error)
-    for detail in status.details if status is not None else ():
-        if detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
-            info = error_details_pb2.RetryInfo()
-            detail.Unpack(info)
-            return info.retry_delay.seconds + info.retry_delay.nanos / 1e9
-    return 0.1
+    failure = from_rpc_error(error)
+    return failure.retry_after if isinstance(failure, RateLimited) else 0.1
 
 
 async def run_bots(target: str, matches: int, game: str, start: float, warmup: float, duration: float,
                    seed: int) -> ClientStats:
     import grpc
 
+    from cardgames.clients.retries import Retry
     from cardgames.service.grpc_api import TOKEN_METADATA
     from cardgames.v1 import game_service_pb2 as pb
     from cardgames.v1 import game_service_pb2_grpc
@@ -106,6 +98,7 @@ async def run_bots(target: str, matches: int, game: str, start: float, warmup: f
     ]
     stubs = [game_service_pb2_grpc.GameServiceStub(channel) for channel in channels]
     jitter = random.Random(seed)
+    hints = Retry()  # a refused call waits its hint x [1, 1.5), as the clients do
 
     async def call(stub: Any, name: str, request: Any, token: str | None = None, submit: bool = False) -> Any:
         method = getattr(stub, name)
@@ -124,7 +117,7 @@ async def run_bots(target: str, matches: int, game: str, start: float, warmup: f
                     refusals[error.code().name] += 1
                     why = (error.details() or "").split(":", 1)[0].split(" (", 1)[0]
                     stats.why[f"{name}: {why}"] = stats.why.get(f"{name}: {why}", 0) + 1
-                wait = pushback_seconds(error) * (1 + jitter.random() / 2)
+                wait = hints.pushback(pushback_seconds(error), jitter)
                 if ended + wait >= stop_at:  # the run is over by then: stop here (not an error)
                     await asyncio.sleep(max(0.0, stop_at - ended))
                     raise

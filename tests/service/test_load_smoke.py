@@ -62,3 +62,16 @@ def test_a_soak_says_whether_memory_stayed_flat(capsys: pytest.CaptureFixture[st
     said = capsys.readouterr().out
     assert "soak (memory, 4 matches, 2s)" in said and ("FLAT" in said or "GROWING" in said)
     assert "warm-up samples [" in said
+
+
+def test_the_load_bots_read_a_refusals_hint_as_the_clients_do() -> None:
+    import grpc
+
+    from bench.load_bots import pushback_seconds
+
+    def refusal(*trailers: tuple[str, str]) -> grpc.aio.AioRpcError:
+        return grpc.aio.AioRpcError(grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.aio.Metadata(),
+                                    grpc.aio.Metadata(*trailers), "the server is busy")
+
+    assert pushback_seconds(refusal(("grpc-retry-pushback-ms", "250"))) == 0.25
+    assert pushback_seconds(refusal()) == 0.1  # no hint: the bots' own pause
