@@ -20,8 +20,8 @@ use, latency of admitted calls (SubmitCommand's and all calls' p50/p99, ms, seen
 client), refusals by code (retried), errors by code (not retried), matches finished, and the
 server's resident memory (RSS): at the start of the window, at its end, its maximum (sampled
 every ``--sample`` s). ``--soak SECONDS`` measures one level that long after a warm-up of 900 s
-unless ``--warmup`` says otherwise (the matches all begin within the first seconds: the process
-fills up for about ten minutes, see docs/operations.md) and adds the RSS slope (MiB per minute,
+unless ``--warmup`` says otherwise (the bots arrive over its first half; a server whose matches
+all began together fills up for about ten minutes, see docs/operations.md) and adds the RSS slope (MiB per minute,
 least squares over the samples), the warm-up's RSS samples, and a verdict: FLAT when the growth
 the slope gives over the window is within twice the samples' scatter about the line, else GROWING.
 """
