@@ -67,8 +67,9 @@ QUANTUM: Final = 0.005
 #: Callers whose deadline slack is kept (the least recently seen go first): about 10 MB full.
 MAX_CALLERS: Final = 100_000
 #: Seconds after its last call that a caller's deadline slack is forgotten (a finished match's seats
-#: call no more: without this the table would only shrink at ``MAX_CALLERS``).
-CALLER_MEMORY: Final = 600.0
+#: call no more: without this the table would only shrink at ``MAX_CALLERS``). A seat that plays calls
+#: every few seconds; one that comes back later starts a new reference (its first call: no wait).
+CALLER_MEMORY: Final = 120.0
 
 
 class Kind(Enum):
