@@ -35,7 +35,7 @@ import asyncio
 import contextlib
 import math
 import time
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from enum import Enum
@@ -43,6 +43,7 @@ from typing import Any, Final
 
 import grpc
 
+from cardgames.service.deadline_slack import DeadlineSlack
 from cardgames.service.grpc_api import SERVICE_NAME
 from cardgames.service.guards import (
     Key,
@@ -62,14 +63,6 @@ OVERLOADED: Final = "OVERLOADED"
 READS: Final = frozenset(f"/{SERVICE_NAME}/{name}" for name in ("GetView", "ListLegalCommands", "GetLog",
                                                                    "CreateGame"))
 STREAMS: Final = frozenset({f"/{SERVICE_NAME}/Watch"})
-#: The precision of a timeout as gRPC sends it, a fraction of it: differences within are no wait.
-QUANTUM: Final = 0.005
-#: Callers whose deadline slack is kept (the least recently seen go first): about 10 MB full.
-MAX_CALLERS: Final = 100_000
-#: Seconds after its last call that a caller's deadline slack is forgotten (a finished match's seats
-#: call no more: without this the table would only shrink at ``MAX_CALLERS``). A seat that plays calls
-#: every few seconds; one that comes back later starts a new reference (its first call: no wait).
-CALLER_MEMORY: Final = 120.0
 
 
 class Kind(Enum):
@@ -164,9 +157,8 @@ class Admission:
         self.lag = 0.0
         #: How long calls recently waited before they reached admission (seconds, estimated).
         self.delay = 0.0
-        #: Per caller, the most time to its deadline one of its calls had on arrival (recent), and when it
-        #: last called (the clock's seconds), least recently seen first: see :meth:`waited`.
-        self.slack: OrderedDict[Key, tuple[float, float]] = OrderedDict()
+        #: Per caller, the reference of :meth:`waited` (service/deadline_slack.py).
+        self.slack = DeadlineSlack()
 
     @property
     def queued(self) -> int:
@@ -231,43 +223,11 @@ class Admission:
         return self.clock()
 
     def waited(self, caller: Key, remaining: float) -> float:
-        """How long this call waited before it reached admission, estimated; kept in :attr:`delay`.
-
-        gRPC sets a call's deadline when its transport reads it, so the time it then waits for the
-        event loop to take it (gRPC's backlog, a CPU) comes off ``remaining``. A caller mostly sends
-        the same timeout: the most time to its deadline one of its recent calls had is the
-        reference, and this call waited what it has less, but for the precision of the timeout's
-        encoding on the wire (``QUANTUM``: gRPC rounds 29.5 s up to 30 s, 30 s to 30.1 s). The
-        reference follows a caller whose timeouts shrink (1% of the difference a call) or grow (a
-        ``QUANTUM`` a call at most); a caller is forgotten ``CALLER_MEMORY`` seconds after its last call,
-        and at most ``MAX_CALLERS`` are kept.
-        """
-        now = self.clock()
-        seen = self.slack.get(caller)
-        best = None if seen is None else seen[0]
-        waited = 0.0 if best is None else max(0.0, best - remaining - best * QUANTUM)
-        if best is None:
-            reference = remaining
-        elif remaining > best:  # up slowly: one call sent with a timeout rounded up a second is no reference
-            reference = min(remaining, best * (1 + QUANTUM))
-        else:
-            reference = best - (best - remaining) * 0.01
-        self.slack[caller] = (reference, now)
-        self.slack.move_to_end(caller)
-        self._forget_callers(now)
+        """How long this call waited before it reached admission, estimated from its deadline
+        (service/deadline_slack.py); the recent mean is kept in :attr:`delay`."""
+        waited = self.slack.waited(caller, remaining, self.clock())
         self.delay += (waited - self.delay) * 0.05  # the mean: a few late calls are no overload
         return waited
-
-    def _forget_callers(self, now: float) -> None:
-        """Drop the callers not seen for ``CALLER_MEMORY`` seconds, and the least recent beyond ``MAX_CALLERS``."""
-        slack = self.slack
-        while len(slack) > MAX_CALLERS:
-            slack.popitem(last=False)
-        while slack:
-            oldest = next(iter(slack.values()))
-            if now - oldest[1] <= CALLER_MEMORY:
-                return
-            slack.popitem(last=False)
 
     async def watch_lag(self, every: float = 0.02) -> None:
         """Measure the event loop's lag for ever (a task's body): how late a sleep of ``every`` wakes."""

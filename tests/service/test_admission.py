@@ -6,7 +6,8 @@ import asyncio
 
 import pytest
 
-from cardgames.service.admission import CALLER_MEMORY, Admission, Bounds, Kind, Refused, kind_of
+from cardgames.service.admission import Admission, Bounds, Kind, Refused, kind_of
+from cardgames.service.deadline_slack import CALLER_MEMORY
 
 
 class Clock:
