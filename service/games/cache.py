@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import islice
 from typing import Any
 from uuid import UUID
 
@@ -174,7 +175,7 @@ class LiveGames:
         excess = len(self._live) - self.max_live
         if excess <= 0:
             return
-        dropped = [old for old in self._live.values() if not old.busy][:excess]
+        dropped = list(islice((old for old in self._live.values() if not old.busy), excess))  # oldest first
         for old in dropped:
             del self._live[old.game_id]
             if self._tail_is_long(old):  # the state object never changes: it is saved after it left
